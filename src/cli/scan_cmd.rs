@@ -1,0 +1,115 @@
+//! `privacy-audit scan PATH...`
+
+use super::{Cli, Exit, ScanArgs};
+use crate::config::Config;
+use crate::report::{self, Format, Report};
+use crate::rules::RuleSet;
+use crate::scan::{Progress, Scanner};
+use anyhow::Context;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+pub fn run(cli: &Cli, config: Config, args: &ScanArgs) -> anyhow::Result<Exit> {
+    let fail_on = args.fail_on.unwrap_or(config.scan.fail_on);
+    let rules = RuleSet::load(&config)?;
+    let key = super::load_key(cli)?;
+    let mut scanner = Scanner::new(config, rules, key)?;
+    if let Some(n) = args.threads {
+        scanner = scanner.with_threads(n);
+    }
+    let show_progress = !args.no_progress && std::io::stderr().is_terminal();
+    let progress = Progress::default();
+    let done = AtomicBool::new(false);
+    let report = std::thread::scope(|s| {
+        if show_progress {
+            s.spawn(|| progress_line(&progress, &done));
+        }
+        let r = scanner.scan_paths(&args.paths, Some(&progress));
+        done.store(true, Ordering::Relaxed);
+        r
+    })?;
+    tracing::info!(
+        files = report.summary.files_scanned,
+        skipped = report.summary.files_skipped,
+        findings = report.summary.findings,
+        "scan finished"
+    );
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(if to_terminal {
+        Format::Human
+    } else {
+        Format::Json
+    });
+    let color = to_terminal && format == Format::Human && std::env::var_os("NO_COLOR").is_none();
+    write_report(&report, format, &scanner.rules, color, args)?;
+    Ok(exit_for(&report, fail_on))
+}
+
+fn write_report(
+    report: &Report,
+    format: Format,
+    rules: &RuleSet,
+    color: bool,
+    args: &ScanArgs,
+) -> anyhow::Result<()> {
+    match &args.output {
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("{}: cannot create", path.display()))?,
+            );
+            report::render(report, format, rules, color, &mut f)?;
+            f.flush()
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            report::render(report, format, rules, color, &mut out)?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// Unreadable input makes the scan incomplete, which is trouble (2) even when findings
+/// exist: a partial scan is not a clean scan, and the fix is different.
+pub fn exit_for(report: &Report, fail_on: crate::finding::Severity) -> Exit {
+    if report.incomplete() {
+        for f in report.files.iter().filter(|f| f.error) {
+            eprintln!(
+                "privacy-audit: could not scan {}: {}",
+                f.path,
+                f.reason.as_deref().unwrap_or("unknown")
+            );
+        }
+        return Exit::Trouble;
+    }
+    if report.findings.iter().any(|f| f.severity >= fail_on) {
+        Exit::Findings
+    } else {
+        Exit::Clean
+    }
+}
+
+fn progress_line(progress: &Progress, done: &AtomicBool) {
+    let tick = Duration::from_millis(200);
+    // Short scans print nothing.
+    for _ in 0..5 {
+        if done.load(Ordering::Relaxed) {
+            return;
+        }
+        std::thread::sleep(tick);
+    }
+    let mut err = std::io::stderr();
+    while !done.load(Ordering::Relaxed) {
+        let files = progress.files.load(Ordering::Relaxed);
+        let mib = progress.bytes.load(Ordering::Relaxed) as f64 / (1024.0 * 1024.0);
+        let _ = write!(err, "\r\x1b[2Kscanning: {files} files, {mib:.1} MiB");
+        let _ = err.flush();
+        std::thread::sleep(tick);
+    }
+    let _ = write!(err, "\r\x1b[2K");
+    let _ = err.flush();
+}

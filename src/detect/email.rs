@@ -1,0 +1,25 @@
+//! E-mail addresses: everything but reserved and allowed domains.
+
+use super::domains::{self, DomainPolicy};
+use super::validators::Candidate;
+
+pub fn is_reportable(c: &Candidate<'_>, policy: &DomainPolicy) -> bool {
+    let Ok(addr) = std::str::from_utf8(c.value) else {
+        return false;
+    };
+    let Some((local, domain)) = addr.rsplit_once('@') else {
+        return false;
+    };
+    let domain = domain.trim_end_matches('.').to_lowercase();
+    // `git@github.com:org/repo` is an SSH remote, not a mailbox.
+    if local.eq_ignore_ascii_case("git") && c.after.first() == Some(&b':') {
+        return false;
+    }
+    if policy.is_reserved(&domain) {
+        return false;
+    }
+    // `icon@2x.png`, `pkg@1.2.3` are not addresses: the suffix must exist somewhere.
+    domains::has_public_suffix(&domain)
+        || domains::internal_suffix(&domain).is_some()
+        || policy.is_org(&domain)
+}

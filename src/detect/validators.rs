@@ -1,0 +1,134 @@
+//! The registry of built-in checks a rule can name with `validator = "..."`: the parts
+//! of detection that need code (checksums, address classes, domain lists). Adding one
+//! means one variant, one name, one line of dispatch.
+
+use super::domains::DomainPolicy;
+use super::{email, hostname, ip, local_path, pii, secret};
+
+/// What a validator sees: the candidate value and its immediate surroundings inside the
+/// same decoded string, plus the JSON member name when there is one.
+pub struct Candidate<'a> {
+    pub value: &'a [u8],
+    pub before: &'a [u8],
+    pub after: &'a [u8],
+    pub key: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Validator {
+    Email,
+    InternalHost,
+    OrgHost,
+    Ipv4,
+    Ipv6,
+    LocalPath,
+    Luhn,
+    Iban,
+    UsSsn,
+    RoCnp,
+    EsDni,
+    Phone,
+    SecretValue,
+}
+
+impl Validator {
+    pub const ALL: [Validator; 13] = [
+        Validator::Email,
+        Validator::InternalHost,
+        Validator::OrgHost,
+        Validator::Ipv4,
+        Validator::Ipv6,
+        Validator::LocalPath,
+        Validator::Luhn,
+        Validator::Iban,
+        Validator::UsSsn,
+        Validator::RoCnp,
+        Validator::EsDni,
+        Validator::Phone,
+        Validator::SecretValue,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Validator::Email => "email",
+            Validator::InternalHost => "internal_host",
+            Validator::OrgHost => "org_host",
+            Validator::Ipv4 => "ipv4",
+            Validator::Ipv6 => "ipv6",
+            Validator::LocalPath => "local_path",
+            Validator::Luhn => "luhn",
+            Validator::Iban => "iban",
+            Validator::UsSsn => "us_ssn",
+            Validator::RoCnp => "ro_cnp",
+            Validator::EsDni => "es_dni",
+            Validator::Phone => "phone",
+            Validator::SecretValue => "secret_value",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Validator::Email => {
+                "domain is not reserved or allowed and ends in a real or internal suffix"
+            }
+            Validator::InternalHost => "name ends in a private suffix and is not a file name",
+            Validator::OrgHost => "name is under a configured organisation domain",
+            Validator::Ipv4 => {
+                "not loopback, unspecified, documentation, multicast or a version string"
+            }
+            Validator::Ipv6 => {
+                "not loopback, unspecified or documentation (2001:db8::/32, 3fff::/20)"
+            }
+            Validator::LocalPath => "not part of a URL",
+            Validator::Luhn => "Luhn checksum and a card-issuer prefix",
+            Validator::Iban => "country length and ISO 7064 mod-97 checksum",
+            Validator::UsSsn => "valid area, group and serial; not an advertised sample",
+            Validator::RoCnp => "Romanian CNP: valid date, county and checksum",
+            Validator::EsDni => "Spanish DNI/NIE check letter",
+            Validator::Phone => "plausible digit count and not a reserved fictional number",
+            Validator::SecretValue => "not a digest, UUID, placeholder or variable reference",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Validator> {
+        Validator::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    pub fn check(self, c: &Candidate<'_>, domains: &DomainPolicy) -> bool {
+        match self {
+            Validator::Email => email::is_reportable(c, domains),
+            Validator::InternalHost => hostname::is_internal(c, domains),
+            Validator::OrgHost => hostname::is_org(c, domains),
+            Validator::Ipv4 => ip::is_identifying_v4(c),
+            Validator::Ipv6 => ip::is_identifying_v6(c),
+            Validator::LocalPath => local_path::is_local(c),
+            Validator::Luhn => pii::is_card(c.value),
+            Validator::Iban => pii::is_iban(c.value),
+            Validator::UsSsn => pii::is_ssn(c.value),
+            Validator::RoCnp => pii::is_ro_cnp(c.value),
+            Validator::EsDni => pii::is_es_dni(c.value),
+            Validator::Phone => pii::is_phone(c),
+            Validator::SecretValue => secret::is_credential_like(c.value),
+        }
+    }
+}
+
+/// Shannon entropy in bits per byte.
+pub fn entropy(value: &[u8]) -> f64 {
+    if value.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for &b in value {
+        counts[b as usize] += 1;
+    }
+    let n = value.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}

@@ -1,0 +1,47 @@
+//! Errors the library reports. Every variant names the file or input it is about, and
+//! none carries a matched value: messages are safe to print as they are.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("config {path}: {message}")]
+    Config { path: PathBuf, message: String },
+
+    #[error("rules {source_name}: {message}")]
+    Rules {
+        source_name: String,
+        message: String,
+    },
+
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("fingerprint key {path}: {message}")]
+    Key { path: PathBuf, message: String },
+
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub fn rules(source_name: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Rules {
+            source_name: source_name.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

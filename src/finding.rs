@@ -1,0 +1,148 @@
+//! The vocabulary every layer shares: categories, severities, locations and findings.
+//!
+//! A `Finding` never stores a matched value in the clear. Detection hands the raw value
+//! to [`crate::report::redact`] and [`crate::report::fingerprint`] at the moment the
+//! finding is built; from then on only the masked excerpt and the keyed fingerprint exist.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The fixed finding vocabulary of SPEC §3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    LocalPath,
+    Hostname,
+    Email,
+    IpAddress,
+    Secret,
+    Pii,
+    Denylist,
+    Capture,
+    Provenance,
+    Schema,
+}
+
+impl Category {
+    pub const ALL: [Category; 10] = [
+        Category::LocalPath,
+        Category::Hostname,
+        Category::Email,
+        Category::IpAddress,
+        Category::Secret,
+        Category::Pii,
+        Category::Denylist,
+        Category::Capture,
+        Category::Provenance,
+        Category::Schema,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::LocalPath => "local_path",
+            Category::Hostname => "hostname",
+            Category::Email => "email",
+            Category::IpAddress => "ip_address",
+            Category::Secret => "secret",
+            Category::Pii => "pii",
+            Category::Denylist => "denylist",
+            Category::Capture => "capture",
+            Category::Provenance => "provenance",
+            Category::Schema => "schema",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Ordered so that `a >= b` reads "a is at least as severe as b".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Severity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "low" => Ok(Severity::Low),
+            "medium" => Ok(Severity::Medium),
+            "high" => Ok(Severity::High),
+            "critical" => Ok(Severity::Critical),
+            other => Err(format!(
+                "unknown severity `{other}` (expected low, medium, high or critical)"
+            )),
+        }
+    }
+}
+
+/// Where a finding sits, in the terms a person uses to open the file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Location {
+    /// Relative to the scanned folder (or as given for a file argument), `/`-separated.
+    pub path: String,
+    /// 1-based, in the decompressed text; `None` for a finding about the whole file.
+    pub line: Option<u32>,
+    /// 1-based, counted in Unicode scalar values.
+    pub column: Option<u32>,
+    /// JSON Pointer of the value the match came from; `None` outside JSON.
+    pub json_pointer: Option<String>,
+}
+
+/// A keyed hash of (rule id, matched value), hex encoded. See [`crate::report::fingerprint`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Fingerprint(pub String);
+
+/// One violation, already safe to print: it holds no matched value in full.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule_id: String,
+    pub category: Category,
+    pub severity: Severity,
+    #[serde(flatten)]
+    pub location: Location,
+    /// The line around the match with every matched value on it masked.
+    pub excerpt: String,
+    pub fingerprint: Fingerprint,
+    pub message: String,
+}
+
+impl Finding {
+    /// The order reports use: by file, then position, then rule.
+    pub fn sort_key(&self) -> (&str, Option<u32>, Option<u32>, &str) {
+        (
+            &self.location.path,
+            self.location.line,
+            self.location.column,
+            &self.rule_id,
+        )
+    }
+}

@@ -1,0 +1,343 @@
+//! A JSON tokenizer that keeps positions.
+//!
+//! `serde_json` would give values but lose where they were; we need the line, column and
+//! pointer of every string. The tokenizer is iterative (an explicit stack), so nesting
+//! depth costs heap, never call stack, and a 100,000-deep document cannot overflow.
+//! It is lenient where leniency loses nothing (raw control characters inside strings)
+//! and strict where it matters for knowing the file really is JSON.
+
+use super::{NodeId, Segment, Unit};
+
+/// Where and why a document stopped being JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// Offset in the file's text.
+    pub offset: usize,
+    pub message: &'static str,
+}
+
+/// Numbers shorter than this cannot be a phone, card or id number worth reporting.
+const MIN_NUMBER_DIGITS: usize = 7;
+
+enum Frame {
+    Object { node: NodeId },
+    Array { node: NodeId, index: u32 },
+}
+
+/// Tokenizes one JSON value starting at `doc[0]` (file offset `base`), appending every
+/// string and long number to `unit`. Returns the offset just past the value (relative to
+/// `doc`); trailing bytes are the caller's business.
+pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonError> {
+    let mut p = Parser { doc, base, pos: 0 };
+    let root = unit.paths.root();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut node = root;
+    p.skip_ws();
+    'value: loop {
+        // A value is expected at `p.pos`, to be recorded under `node`.
+        match p.peek() {
+            Some(b'{') => {
+                p.pos += 1;
+                p.skip_ws();
+                if p.peek() == Some(b'}') {
+                    p.pos += 1;
+                } else {
+                    stack.push(Frame::Object { node });
+                    node = p.member_key(unit, node)?;
+                    continue 'value;
+                }
+            }
+            Some(b'[') => {
+                p.pos += 1;
+                p.skip_ws();
+                if p.peek() == Some(b']') {
+                    p.pos += 1;
+                } else {
+                    stack.push(Frame::Array { node, index: 0 });
+                    node = unit.paths.index(node, 0);
+                    continue 'value;
+                }
+            }
+            Some(b'"') => {
+                p.string(unit, Some(node), false)?;
+            }
+            Some(b'-' | b'0'..=b'9') => p.number(unit, node)?,
+            Some(b't') => p.literal(b"true")?,
+            Some(b'f') => p.literal(b"false")?,
+            Some(b'n') => p.literal(b"null")?,
+            Some(_) => return Err(p.error("expected a JSON value")),
+            None => return Err(p.error("unexpected end of input, expected a value")),
+        }
+        // After a value: close containers or move to the next member / element.
+        loop {
+            p.skip_ws();
+            let Some(frame) = stack.last_mut() else {
+                return Ok(p.pos);
+            };
+            match (frame, p.peek()) {
+                (Frame::Object { node: parent }, Some(b',')) => {
+                    let parent = *parent;
+                    p.pos += 1;
+                    p.skip_ws();
+                    node = p.member_key(unit, parent)?;
+                    continue 'value;
+                }
+                (
+                    Frame::Array {
+                        node: parent,
+                        index,
+                    },
+                    Some(b','),
+                ) => {
+                    *index += 1;
+                    let (parent, index) = (*parent, *index);
+                    p.pos += 1;
+                    p.skip_ws();
+                    node = unit.paths.index(parent, index);
+                    continue 'value;
+                }
+                (Frame::Object { .. }, Some(b'}')) | (Frame::Array { .. }, Some(b']')) => {
+                    p.pos += 1;
+                    stack.pop();
+                }
+                (Frame::Object { .. }, _) => return Err(p.error("expected `,` or `}`")),
+                (Frame::Array { .. }, _) => return Err(p.error("expected `,` or `]`")),
+            }
+        }
+    }
+}
+
+struct Parser<'a> {
+    doc: &'a [u8],
+    base: usize,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.doc.get(self.pos).copied()
+    }
+
+    fn error(&self, message: &'static str) -> JsonError {
+        JsonError {
+            offset: self.base + self.pos.min(self.doc.len()),
+            message,
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// Reads `"key"` `:` and returns the member's node; the key is scanned too.
+    fn member_key(&mut self, unit: &mut Unit, parent: NodeId) -> Result<NodeId, JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.error("expected a string key"));
+        }
+        let seg = self.string(unit, None, true)?;
+        let key = String::from_utf8_lossy(&unit.text[unit.segments[seg].start..]).into_owned();
+        let node = unit.paths.key(parent, &key);
+        unit.segments[seg].node = Some(node);
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.error("expected `:` after a key"));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        Ok(node)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<(), JsonError> {
+        if self.doc[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.error("invalid literal"))
+        }
+    }
+
+    fn number(&mut self, unit: &mut Unit, node: NodeId) -> Result<(), JsonError> {
+        let start = self.pos;
+        while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        let token = &self.doc[start..self.pos];
+        if !token.iter().any(u8::is_ascii_digit) {
+            return Err(self.error("invalid number"));
+        }
+        if token.iter().filter(|b| b.is_ascii_digit()).count() >= MIN_NUMBER_DIGITS {
+            unit.push_plain(token, self.base + start, Some(node));
+        }
+        Ok(())
+    }
+
+    /// Decodes the string at `self.pos` into a new segment and returns its index.
+    fn string(
+        &mut self,
+        unit: &mut Unit,
+        node: Option<NodeId>,
+        is_key: bool,
+    ) -> Result<usize, JsonError> {
+        self.pos += 1; // opening quote
+        let content_start = self.pos;
+        let seg_start = unit.begin_segment();
+        let cp_start = unit.checkpoints.len() as u32;
+        loop {
+            let rest = &self.doc[self.pos..];
+            let Some(i) = memchr::memchr2(b'"', b'\\', rest) else {
+                self.pos = self.doc.len();
+                return Err(self.error("unterminated string"));
+            };
+            unit.text.extend_from_slice(&rest[..i]);
+            self.pos += i;
+            if rest[i] == b'"' {
+                self.pos += 1;
+                break;
+            }
+            self.escape(unit)?;
+            let decoded = unit.text.len() - seg_start;
+            let raw = self.pos - content_start;
+            unit.checkpoints.push((clamp(decoded), clamp(raw)));
+        }
+        let cp_end = unit.checkpoints.len() as u32;
+        unit.finish_segment(Segment {
+            start: seg_start,
+            end: unit.text.len(),
+            raw_start: self.base + content_start,
+            checkpoints: (cp_start, cp_end),
+            node,
+            is_key,
+            pinned: false,
+        });
+        Ok(unit.segments.len() - 1)
+    }
+
+    /// Decodes one escape sequence at `self.pos` (which points at the backslash).
+    fn escape(&mut self, unit: &mut Unit) -> Result<(), JsonError> {
+        let Some(&c) = self.doc.get(self.pos + 1) else {
+            return Err(self.error("unterminated escape"));
+        };
+        let simple = match c {
+            b'"' => Some(b'"'),
+            b'\\' => Some(b'\\'),
+            b'/' => Some(b'/'),
+            b'b' => Some(0x08),
+            b'f' => Some(0x0c),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'u' => None,
+            _ => return Err(self.error("invalid escape")),
+        };
+        if let Some(b) = simple {
+            unit.text.push(b);
+            self.pos += 2;
+            return Ok(());
+        }
+        let hi = self.hex4(self.pos + 2)?;
+        self.pos += 6;
+        let ch = if (0xD800..0xDC00).contains(&hi) {
+            // A high surrogate pairs with a following `\uDC00`–`\uDFFF`.
+            let pair = self.doc.get(self.pos..self.pos + 2) == Some(b"\\u".as_slice());
+            match pair.then(|| self.hex4(self.pos + 2)) {
+                Some(Ok(lo)) if (0xDC00..0xE000).contains(&lo) => {
+                    self.pos += 6;
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                }
+                _ => None,
+            }
+        } else {
+            char::from_u32(hi)
+        };
+        let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
+        let mut buf = [0u8; 4];
+        unit.text
+            .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+        Ok(())
+    }
+
+    fn hex4(&self, at: usize) -> Result<u32, JsonError> {
+        let digits = self
+            .doc
+            .get(at..at + 4)
+            .ok_or_else(|| self.error("truncated \\u escape"))?;
+        let mut v = 0u32;
+        for &d in digits {
+            let n = (d as char)
+                .to_digit(16)
+                .ok_or_else(|| self.error("invalid \\u escape"))?;
+            v = v * 16 + n;
+        }
+        Ok(v)
+    }
+}
+
+fn clamp(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(doc: &str) -> Vec<(String, String, usize)> {
+        let mut unit = Unit::default();
+        tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
+        unit.segments
+            .iter()
+            .map(|s| {
+                let text = String::from_utf8_lossy(&unit.text[s.start..s.end]).into_owned();
+                let ptr = s.node.map(|n| unit.paths.pointer(n)).unwrap_or_default();
+                (text, ptr, s.raw_start)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn decodes_escapes_and_tracks_pointers() {
+        let got = strings(r#"{"a":{"b":["x\u0040y.com","\/home\/j"]},"n":12345678}"#);
+        assert_eq!(got[0], ("a".into(), "/a".into(), 2));
+        assert_eq!(got[2].0, "x@y.com");
+        assert_eq!(got[2].1, "/a/b/0");
+        assert_eq!(got[3], ("/home/j".into(), "/a/b/1".into(), 27));
+        assert_eq!(got[5], ("12345678".into(), "/n".into(), 44));
+    }
+
+    #[test]
+    fn maps_decoded_offsets_back_through_escapes() {
+        let doc = r#"["ab\u0040cd"]"#;
+        let mut unit = Unit::default();
+        tokenize(doc.as_bytes(), 100, &mut unit).expect("valid json");
+        // decoded "ab@cd": 'c' is decoded offset 3, raw offset 2 + 8 = 10 within string.
+        assert_eq!(unit.raw_offset(0, 3), 100 + 2 + 8);
+        assert_eq!(unit.raw_offset(0, 1), 100 + 2 + 1);
+    }
+
+    #[test]
+    fn surrogate_pairs_and_lone_surrogates() {
+        let got = strings(r#"["\ud83d\ude00","\ud800x"]"#);
+        assert_eq!(got[0].0, "😀");
+        assert_eq!(got[1].0, "\u{FFFD}x");
+    }
+
+    #[test]
+    fn deep_nesting_uses_no_call_stack() {
+        let depth = 200_000;
+        let doc = format!("{}\"deep\"{}", "[".repeat(depth), "]".repeat(depth));
+        let mut unit = Unit::default();
+        let end = tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
+        assert_eq!(end, doc.len());
+        assert_eq!(unit.segments.len(), 1);
+    }
+
+    #[test]
+    fn reports_errors_with_offsets() {
+        let mut unit = Unit::default();
+        let err = tokenize(br#"{"a": tru}"#, 10, &mut unit).unwrap_err();
+        assert_eq!(err.offset, 16);
+        let err = tokenize(br#"{"a": "x"#, 0, &mut unit).unwrap_err();
+        assert_eq!(err.message, "unterminated string");
+    }
+}

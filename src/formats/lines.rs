@@ -1,0 +1,61 @@
+//! Byte offset → (line, column) for the text of one file.
+
+/// Built once per file, and only when the file has a finding to place.
+pub struct LineIndex {
+    /// Offset of the first byte of every line.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &[u8]) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based line and 1-based column counted in Unicode scalar values; bytes of
+    /// invalid UTF-8 count one column each.
+    pub fn locate(&self, text: &[u8], offset: usize) -> (u32, u32) {
+        let offset = offset.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let column = text[start..offset]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count()
+            + 1;
+        (saturate(line), saturate(column))
+    }
+
+    /// The byte range of the line holding `offset`, without its line break.
+    pub fn line_span(&self, text: &[u8], offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let mut end = self.starts.get(line).map_or(text.len(), |&e| e - 1);
+        if end > start && text.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        (start, end.max(start))
+    }
+}
+
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let text = "ab\nçé@x\n".as_bytes();
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.locate(text, 0), (1, 1));
+        assert_eq!(idx.locate(text, 3), (2, 1));
+        // '@' is after two 2-byte characters.
+        assert_eq!(idx.locate(text, 7), (2, 3));
+        assert_eq!(idx.line_span(text, 7), (3, 9));
+    }
+}

@@ -1,0 +1,124 @@
+//! Format readers turn a file's bytes into [`Unit`]s: decoded text that detectors search,
+//! plus the map from every decoded byte back to the file position and JSON Pointer it
+//! came from.
+//!
+//! Readers own bytes and positions; they never decide what is a violation.
+
+pub mod json;
+pub mod lines;
+pub mod pointer;
+
+pub use lines::LineIndex;
+pub use pointer::{NodeId, PathArena};
+
+/// Separates segments inside [`Unit::text`]. A newline keeps whitespace-bounded
+/// patterns from running from one JSON string into the next.
+pub const SEGMENT_SEPARATOR: u8 = b'\n';
+
+/// How the text of a unit was obtained, for messages and for recursion limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Straight from the file (JSON strings unescaped, gzip inflated).
+    Plain,
+    Base64,
+    Percent,
+}
+
+/// One contiguous piece of decoded text: a JSON string or number, or a run of text.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    /// Byte range in [`Unit::text`].
+    pub start: usize,
+    pub end: usize,
+    /// Byte offset in the file's (decompressed) text of the first byte of the content.
+    pub raw_start: usize,
+    /// Range in [`Unit::checkpoints`]; empty when the segment is a verbatim copy.
+    pub checkpoints: (u32, u32),
+    /// Where in the JSON document the value sits; `None` outside JSON.
+    pub node: Option<NodeId>,
+    /// The segment is an object key, not a value.
+    pub is_key: bool,
+    /// Every position maps to `raw_start` (content decoded from base64 and the like,
+    /// where no byte-accurate map exists).
+    pub pinned: bool,
+}
+
+/// A decoded span of a file that detectors run over in one pass.
+#[derive(Debug, Default)]
+pub struct Unit {
+    pub text: Vec<u8>,
+    pub segments: Vec<Segment>,
+    /// `(decoded offset within segment, raw offset within segment)` at every point where
+    /// an escape sequence changed the length.
+    pub checkpoints: Vec<(u32, u32)>,
+    pub paths: PathArena,
+    /// How deep in nested encodings this unit is, and the last encoding peeled off.
+    pub depth: u8,
+    pub encoding: Option<Encoding>,
+}
+
+impl Unit {
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.segments.clear();
+        self.checkpoints.clear();
+        self.paths.clear();
+        self.depth = 0;
+        self.encoding = None;
+    }
+
+    /// Appends a verbatim run of text found at `raw_start` in the file.
+    pub fn push_plain(&mut self, bytes: &[u8], raw_start: usize, node: Option<NodeId>) {
+        let start = self.begin_segment();
+        self.text.extend_from_slice(bytes);
+        self.segments.push(Segment {
+            start,
+            end: self.text.len(),
+            raw_start,
+            checkpoints: (0, 0),
+            node,
+            is_key: false,
+            pinned: false,
+        });
+    }
+
+    /// Starts a segment and returns its start offset; the caller appends bytes to
+    /// `text` and then calls [`Unit::finish_segment`].
+    pub fn begin_segment(&mut self) -> usize {
+        if !self.text.is_empty() {
+            self.text.push(SEGMENT_SEPARATOR);
+        }
+        self.text.len()
+    }
+
+    pub fn finish_segment(&mut self, seg: Segment) {
+        self.segments.push(seg);
+    }
+
+    /// The segment holding decoded offset `pos`, if any.
+    pub fn segment_at(&self, pos: usize) -> Option<usize> {
+        let idx = self.segments.partition_point(|s| s.start <= pos);
+        let idx = idx.checked_sub(1)?;
+        let seg = &self.segments[idx];
+        (pos <= seg.end).then_some(idx)
+    }
+
+    /// File offset of decoded offset `pos` inside segment `seg`.
+    pub fn raw_offset(&self, seg: usize, pos: usize) -> usize {
+        let s = &self.segments[seg];
+        if s.pinned {
+            return s.raw_start;
+        }
+        let rel = pos.saturating_sub(s.start);
+        let (lo, hi) = (s.checkpoints.0 as usize, s.checkpoints.1 as usize);
+        let cps = &self.checkpoints[lo..hi];
+        let i = cps.partition_point(|&(d, _)| (d as usize) <= rel);
+        match i.checked_sub(1) {
+            None => s.raw_start + rel,
+            Some(i) => {
+                let (d, r) = cps[i];
+                s.raw_start + r as usize + (rel - d as usize)
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Lower-case hex encoding (sha2 0.11 digests no longer implement `LowerHex`).
+
+pub fn encode(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 0x0f) as usize] as char);
+    }
+    out
+}
+
+pub fn decode(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_trips() {
+        assert_eq!(super::encode(&[0x00, 0xab, 0xff]), "00abff");
+        assert_eq!(super::decode("00abff"), Some(vec![0x00, 0xab, 0xff]));
+        assert_eq!(super::decode("0g"), None);
+    }
+}

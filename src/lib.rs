@@ -1,0 +1,18 @@
+//! privacy-audit: a privacy gate and provenance auditor for LLM-evaluation datasets.
+//!
+//! Data flows one way: [`scan::walk`] → [`scan::read`] / [`formats`] (bytes, decoding,
+//! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
+//! [`report`] (json, human, sarif). Rules are data ([`rules`]); the CLI is glue ([`cli`]).
+
+pub mod cli;
+pub mod config;
+pub mod detect;
+pub mod error;
+pub mod finding;
+pub mod formats;
+pub mod hex;
+pub mod report;
+pub mod rules;
+pub mod scan;
+
+pub use error::{Error, Result};

@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(privacy_audit::cli::main());
+}

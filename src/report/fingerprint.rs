@@ -1,0 +1,163 @@
+//! Keyed fingerprints: HMAC-SHA-256 over (rule id, matched value) with a key local to the
+//! installation. Keyed so that a fingerprint of a low-entropy value (an e-mail, a phone)
+//! cannot be reversed by hashing guesses; over the value, not the line, so it survives
+//! edits that move the value and changes when the value changes.
+
+use crate::error::{Error, Result};
+use crate::finding::Fingerprint;
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const KEY_BYTES: usize = 32;
+
+#[derive(Clone)]
+pub struct FingerprintKey {
+    key: [u8; KEY_BYTES],
+}
+
+impl std::fmt::Debug for FingerprintKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FingerprintKey(..)")
+    }
+}
+
+impl FingerprintKey {
+    pub fn from_bytes(key: [u8; KEY_BYTES]) -> Self {
+        FingerprintKey { key }
+    }
+
+    /// `$PRIVACY_AUDIT_KEY_FILE`, else `$XDG_DATA_HOME/privacy-audit/key`, else
+    /// `~/.local/share/privacy-audit/key`.
+    pub fn default_path() -> Option<PathBuf> {
+        if let Some(p) = std::env::var_os("PRIVACY_AUDIT_KEY_FILE") {
+            return Some(PathBuf::from(p));
+        }
+        let data = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+        Some(data.join("privacy-audit").join("key"))
+    }
+
+    /// Reads the key, creating it (mode 0600, folder 0700) on first use.
+    pub fn load_or_create(path: &Path) -> Result<FingerprintKey> {
+        let err = |message: String| Error::Key {
+            path: path.to_path_buf(),
+            message,
+        };
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                return Self::parse(text.trim()).ok_or_else(|| err("not 64 hex digits".into()));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(err(e.to_string())),
+        }
+        let mut key = [0u8; KEY_BYTES];
+        getrandom::fill(&mut key).map_err(|e| err(format!("no randomness: {e}")))?;
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir).map_err(|e| err(format!("cannot create folder: {e}")))?;
+        }
+        match create_private_file(path) {
+            Ok(mut f) => {
+                f.write_all(crate::hex::encode(&key).as_bytes())
+                    .and_then(|()| f.sync_all())
+                    .map_err(|e| err(e.to_string()))?;
+                Ok(FingerprintKey { key })
+            }
+            // Another process created it first: use theirs.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+                Self::parse(text.trim()).ok_or_else(|| err("not 64 hex digits".into()))
+            }
+            Err(e) => Err(err(e.to_string())),
+        }
+    }
+
+    fn parse(text: &str) -> Option<FingerprintKey> {
+        let bytes = crate::hex::decode(text)?;
+        Some(FingerprintKey {
+            key: bytes.try_into().ok()?,
+        })
+    }
+
+    pub fn fingerprint(&self, rule_id: &str, value: &[u8]) -> Fingerprint {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
+            .expect("HMAC accepts keys of any length");
+        mac.update(rule_id.as_bytes());
+        mac.update(&[0]);
+        mac.update(value);
+        Fingerprint(crate::hex::encode(&mac.finalize().into_bytes()))
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyed_and_value_bound() {
+        let a = FingerprintKey::from_bytes([1; 32]);
+        let b = FingerprintKey::from_bytes([2; 32]);
+        let v = b"ion.popescu@gmail.com";
+        assert_eq!(
+            a.fingerprint("email.address", v),
+            a.fingerprint("email.address", v)
+        );
+        assert_ne!(
+            a.fingerprint("email.address", v),
+            b.fingerprint("email.address", v)
+        );
+        assert_ne!(
+            a.fingerprint("email.address", v),
+            a.fingerprint("email.address", b"x@y.io")
+        );
+        assert_ne!(a.fingerprint("email.address", v), a.fingerprint("other", v));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn created_private_and_reused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("sub/key");
+        let k1 = FingerprintKey::load_or_create(&path).expect("create");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let k2 = FingerprintKey::load_or_create(&path).expect("reuse");
+        assert_eq!(k1.fingerprint("r", b"v"), k2.fingerprint("r", b"v"));
+    }
+}

@@ -1,0 +1,113 @@
+//! `--format human`: findings grouped by file, `path:line:col`, severity, rule, masked
+//! excerpt and how to fix it. Colour only when asked (a terminal without `NO_COLOR`).
+
+use super::{FileStatus, Report};
+use crate::finding::Severity;
+use crate::rules::RuleSet;
+use std::io::Write;
+
+struct Paint(bool);
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn severity(&self, s: Severity) -> String {
+        let code = match s {
+            Severity::Critical => "1;31",
+            Severity::High => "31",
+            Severity::Medium => "33",
+            Severity::Low => "36",
+        };
+        self.wrap(code, s.as_str())
+    }
+}
+
+pub fn write(
+    report: &Report,
+    rules: &RuleSet,
+    color: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let paint = Paint(color);
+    let mut current: Option<&str> = None;
+    for f in &report.findings {
+        if current != Some(f.location.path.as_str()) {
+            if current.is_some() {
+                writeln!(out)?;
+            }
+            writeln!(out, "{}", paint.wrap("1", &f.location.path))?;
+            current = Some(&f.location.path);
+        }
+        let pos = match (f.location.line, f.location.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", f.location.path),
+            (Some(l), None) => format!("{}:{l}", f.location.path),
+            _ => f.location.path.clone(),
+        };
+        writeln!(
+            out,
+            "  {pos}  {}  {}  {}",
+            paint.severity(f.severity),
+            f.category,
+            paint.wrap("2", &f.rule_id)
+        )?;
+        writeln!(out, "      {}", f.message)?;
+        if let Some(ptr) = &f.location.json_pointer {
+            writeln!(out, "      at {ptr}")?;
+        }
+        writeln!(out, "      | {}", f.excerpt)?;
+        if let Some(remedy) = rules.get(&f.rule_id).and_then(|r| r.remedy.as_deref()) {
+            writeln!(out, "      fix: {remedy}")?;
+        }
+    }
+    let skipped: Vec<_> = report
+        .files
+        .iter()
+        .filter(|f| f.status == FileStatus::Skipped)
+        .collect();
+    if !skipped.is_empty() {
+        if !report.findings.is_empty() {
+            writeln!(out)?;
+        }
+        writeln!(out, "{}", paint.wrap("1", "skipped"))?;
+        for f in skipped {
+            let reason = f.reason.as_deref().unwrap_or("");
+            writeln!(out, "  {}  ({reason})", f.path)?;
+        }
+    }
+    let s = &report.summary;
+    let cats: Vec<String> = s
+        .by_category
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} finding{} in {} file{} scanned, {} skipped{} · {} ms",
+        s.findings,
+        if s.findings == 1 { "" } else { "s" },
+        s.files_scanned,
+        if s.files_scanned == 1 { "" } else { "s" },
+        s.files_skipped,
+        if cats.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", cats.join(", "))
+        },
+        s.duration_ms
+    )?;
+    if !report.findings.is_empty() {
+        writeln!(
+            out,
+            "A finding that is not a leak: add an `allow` pattern to its rule in a rules folder, \
+             or list the rule id in [rules] disable (privacy-audit.toml)."
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! Reports: the SPEC §4 document and its three renderings. Output formats are sinks:
+//! they receive finished, masked findings and never detect anything.
+
+pub mod fingerprint;
+pub mod human;
+pub mod json;
+pub mod redact;
+pub mod sarif;
+pub mod time;
+
+use crate::finding::Finding;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const REPORT_SCHEMA: &str = "privacy-audit.report/v1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    Scanned,
+    Skipped,
+}
+
+/// One file the run looked at.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileRecord {
+    pub path: String,
+    pub sha256: Option<String>,
+    pub bytes: u64,
+    pub status: FileStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The skip means the scan is incomplete (unreadable, corrupt), not a policy choice.
+    #[serde(skip)]
+    pub error: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: "privacy-audit",
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub files_scanned: usize,
+    pub files_skipped: usize,
+    pub findings: usize,
+    pub by_category: BTreeMap<String, usize>,
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub tool: Tool,
+    pub ruleset_sha256: String,
+    pub started_at: String,
+    pub finished_at: String,
+    pub files: Vec<FileRecord>,
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+}
+
+impl Report {
+    pub fn new(
+        ruleset_sha256: String,
+        started: std::time::SystemTime,
+        duration: std::time::Duration,
+        mut files: Vec<FileRecord>,
+        mut findings: Vec<Finding>,
+    ) -> Report {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let mut by_category = BTreeMap::new();
+        for f in &findings {
+            *by_category
+                .entry(f.category.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+        let files_skipped = files
+            .iter()
+            .filter(|f| f.status == FileStatus::Skipped)
+            .count();
+        let summary = Summary {
+            files_scanned: files.len() - files_skipped,
+            files_skipped,
+            findings: findings.len(),
+            by_category,
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+        };
+        Report {
+            schema: REPORT_SCHEMA,
+            tool: Tool::default(),
+            ruleset_sha256,
+            started_at: time::rfc3339(started),
+            finished_at: time::rfc3339(started + duration),
+            files,
+            findings,
+            summary,
+        }
+    }
+
+    /// Files that could not be read: the scan is incomplete.
+    pub fn incomplete(&self) -> bool {
+        self.files.iter().any(|f| f.error)
+    }
+}
+
+/// Output format, chosen by `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+}
+
+pub fn render(
+    report: &Report,
+    format: Format,
+    rules: &crate::rules::RuleSet,
+    color: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write(report, out),
+        Format::Human => human::write(report, rules, color, out),
+        Format::Sarif => sarif::write(report, rules, out),
+    }
+}

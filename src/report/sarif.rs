@@ -1,0 +1,96 @@
+//! `--format sarif`: SARIF 2.1.0 as GitHub code scanning accepts it (driver rules with
+//! short/full descriptions and help, results with a physical location and
+//! `partialFingerprints`).
+
+use super::Report;
+use crate::finding::Severity;
+use crate::rules::RuleSet;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+
+const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical | Severity::High => "error",
+        Severity::Medium => "warning",
+        Severity::Low => "note",
+    }
+}
+
+pub fn to_value(report: &Report, rules: &RuleSet) -> Value {
+    let used: BTreeSet<&str> = report.findings.iter().map(|f| f.rule_id.as_str()).collect();
+    let driver_rules: Vec<Value> = used
+        .iter()
+        .map(|id| {
+            let (desc, help, cat) = match rules.get(id) {
+                Some(r) => (
+                    r.description.clone(),
+                    r.remedy.clone().unwrap_or_else(|| r.description.clone()),
+                    r.category.as_str(),
+                ),
+                None => (id.to_string(), id.to_string(), "schema"),
+            };
+            json!({
+                "id": id,
+                "name": id,
+                "shortDescription": {"text": desc},
+                "fullDescription": {"text": format!("{desc} ({cat})")},
+                "help": {"text": help},
+                "properties": {"tags": ["privacy", cat]},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let mut region = serde_json::Map::new();
+            if let Some(l) = f.location.line {
+                region.insert("startLine".into(), json!(l));
+            }
+            if let Some(c) = f.location.column {
+                region.insert("startColumn".into(), json!(c));
+            }
+            let mut physical = json!({"artifactLocation": {"uri": f.location.path}});
+            if !region.is_empty() {
+                physical["region"] = Value::Object(region);
+            }
+            json!({
+                "ruleId": f.rule_id,
+                "level": level(f.severity),
+                "message": {"text": format!("{}: {}", f.message, f.excerpt)},
+                "locations": [{"physicalLocation": physical}],
+                "partialFingerprints": {"privacyAudit/v1": f.fingerprint.0},
+                "properties": {
+                    "category": f.category.as_str(),
+                    "severity": f.severity.as_str(),
+                    "jsonPointer": f.location.json_pointer,
+                },
+            })
+        })
+        .collect();
+    json!({
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "privacy-audit",
+                "version": report.tool.version,
+                "informationUri": "https://github.com/privacy-audit/privacy-audit",
+                "rules": driver_rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
+pub fn write(
+    report: &Report,
+    rules: &RuleSet,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &to_value(report, rules))?;
+    out.write_all(b"\n")
+}

@@ -1,0 +1,32 @@
+//! The shipped rule files, compiled into the binary so a bare install works.
+
+/// `(file name, contents)` of every file in `rules/`.
+pub const BUILTIN_RULES: &[(&str, &str)] = &[
+    ("secrets.toml", include_str!("../../rules/secrets.toml")),
+    ("personal.toml", include_str!("../../rules/personal.toml")),
+    ("network.toml", include_str!("../../rules/network.toml")),
+    ("paths.toml", include_str!("../../rules/paths.toml")),
+    ("capture.toml", include_str!("../../rules/capture.toml")),
+];
+
+#[cfg(test)]
+mod tests {
+    /// A file added to `rules/` but not listed here would silently not ship.
+    #[test]
+    fn every_rule_file_is_compiled_in() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rules");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .expect("rules dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = super::BUILTIN_RULES
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        listed.sort();
+        assert_eq!(on_disk, listed);
+    }
+}

@@ -1,0 +1,339 @@
+//! Compiles rule specs into matchers, once per run: regexes with size limits (so a
+//! pathological pattern is rejected, not run), one Aho-Corasick prefilter over every
+//! rule's keywords, and the built-in validators resolved by name.
+
+use super::{Examples, Sourced};
+use crate::config::Config;
+use crate::detect::denylist::Denylist;
+use crate::detect::domains::DomainPolicy;
+use crate::detect::validators::Validator;
+use crate::error::{Error, Result};
+use crate::finding::{Category, Severity};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use regex::bytes::{Regex, RegexBuilder};
+use sha2::{Digest, Sha256};
+
+/// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
+const REGEX_SIZE_LIMIT: usize = 4 << 20;
+
+pub enum Matcher {
+    Regex(Regex),
+    /// Matches the operator's denylist terms (see [`Denylist`]).
+    Denylist,
+}
+
+/// Restricts a rule to JSON values whose pointer matches.
+pub struct FieldFilter {
+    globs: GlobSet,
+    /// The last pointer step every glob requires, when all globs end in a literal: lets
+    /// detection skip building a pointer for values under any other key.
+    last_keys: Option<Vec<String>>,
+}
+
+impl FieldFilter {
+    pub fn may_match_key(&self, key: Option<&str>) -> bool {
+        match (&self.last_keys, key) {
+            (None, _) => true,
+            (Some(keys), Some(k)) => keys.iter().any(|x| x == k),
+            (Some(_), None) => false,
+        }
+    }
+
+    pub fn matches(&self, pointer: &str) -> bool {
+        self.globs.is_match(pointer)
+    }
+}
+
+pub struct Rule {
+    pub id: String,
+    pub category: Category,
+    pub severity: Severity,
+    pub description: String,
+    pub remedy: Option<String>,
+    pub origin: String,
+    pub matcher: Matcher,
+    pub value_group: Option<usize>,
+    pub keywords: Vec<String>,
+    pub entropy: Option<f64>,
+    pub allow: Vec<Regex>,
+    pub fields: Option<FieldFilter>,
+    pub validator: Option<Validator>,
+    pub examples: Examples,
+    /// The first `fields` glob with no wildcard: where `rules test` places examples.
+    pub examples_field: Option<String>,
+}
+
+/// Everything detection needs, compiled and immutable for the run.
+pub struct RuleSet {
+    pub rules: Vec<Rule>,
+    pub domains: DomainPolicy,
+    pub denylist: Option<Denylist>,
+    pub prefilter: Option<AhoCorasick>,
+    /// Prefilter pattern id → rules that own that keyword.
+    pub keyword_owners: Vec<Vec<usize>>,
+    /// Whole-text regex rules with no keywords: they always run.
+    pub unfiltered: Vec<usize>,
+    /// Rules limited by `fields`: they run per JSON value.
+    pub field_rules: Vec<usize>,
+    pub sha256: String,
+}
+
+impl RuleSet {
+    /// Built-in rules, the configured rule folders, the org domains and denylist files.
+    pub fn load(config: &Config) -> Result<RuleSet> {
+        let specs = super::collect_specs(config)?;
+        let denylist_paths: Vec<_> = config
+            .privacy
+            .denylist_files
+            .iter()
+            .map(|p| config.resolve(p))
+            .collect();
+        let denylist = Denylist::load(&denylist_paths)?;
+        let domains =
+            DomainPolicy::new(&config.privacy.allowed_domains, &config.privacy.org_domains);
+        RuleSet::compile(specs, domains, denylist)
+    }
+
+    pub fn compile(
+        specs: Vec<Sourced>,
+        domains: DomainPolicy,
+        denylist: Option<Denylist>,
+    ) -> Result<RuleSet> {
+        let mut hasher = Sha256::new();
+        let mut rules = Vec::with_capacity(specs.len() + 2);
+        for s in specs {
+            let canonical = serde_json::to_vec(&s.spec).unwrap_or_default();
+            hasher.update(&canonical);
+            hasher.update([0u8]);
+            rules.push(compile_rule(s)?);
+        }
+        if let Some(rule) = org_domain_rule(&domains)? {
+            hasher.update(domains.org().join(",").as_bytes());
+            rules.push(rule);
+        }
+        if let Some(d) = &denylist {
+            hasher.update(d.digest());
+            rules.push(denylist_rule());
+        }
+        let mut patterns: Vec<String> = Vec::new();
+        let mut keyword_owners: Vec<Vec<usize>> = Vec::new();
+        let (mut unfiltered, mut field_rules) = (Vec::new(), Vec::new());
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.fields.is_some() {
+                field_rules.push(i);
+                continue;
+            }
+            if matches!(rule.matcher, Matcher::Denylist) {
+                continue;
+            }
+            if rule.keywords.is_empty() {
+                unfiltered.push(i);
+            }
+            for kw in &rule.keywords {
+                let kw = kw.to_ascii_lowercase();
+                match patterns.iter().position(|p| *p == kw) {
+                    Some(p) => keyword_owners[p].push(i),
+                    None => {
+                        patterns.push(kw);
+                        keyword_owners.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let prefilter = if patterns.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::Standard)
+                    .build(&patterns)
+                    .map_err(|e| Error::rules("keywords", e.to_string()))?,
+            )
+        };
+        Ok(RuleSet {
+            rules,
+            domains,
+            denylist,
+            prefilter,
+            keyword_owners,
+            unfiltered,
+            field_rules,
+            sha256: crate::hex::encode(&hasher.finalize()),
+        })
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+}
+
+fn build_regex(origin: &str, id: &str, pattern: &str) -> Result<Regex> {
+    RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad regex: {e}")))
+}
+
+fn compile_rule(s: Sourced) -> Result<Rule> {
+    let Sourced { origin, spec } = s;
+    let id = spec.id.clone();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err(Error::rules(
+            &origin,
+            format!("rule id `{id}` must be [A-Za-z0-9._-]+"),
+        ));
+    }
+    let pattern = match (&spec.regex, spec.keywords.is_empty()) {
+        (Some(r), _) => r.clone(),
+        (None, false) => {
+            let alts: Vec<String> = spec.keywords.iter().map(|k| regex::escape(k)).collect();
+            format!(r"(?i)\b(?:{})\b", alts.join("|"))
+        }
+        (None, true) => {
+            return Err(Error::rules(
+                &origin,
+                format!("rule `{id}` needs `regex` or `keywords`"),
+            ));
+        }
+    };
+    let regex = build_regex(&origin, &id, &pattern)?;
+    let value_group = regex.capture_names().position(|n| n == Some("value"));
+    let allow = spec
+        .allow
+        .iter()
+        .map(|a| build_regex(&origin, &id, a))
+        .collect::<Result<Vec<_>>>()?;
+    let validator = match &spec.validator {
+        None => None,
+        Some(name) => Some(Validator::from_name(name).ok_or_else(|| {
+            Error::rules(
+                &origin,
+                format!("rule `{id}`: unknown validator `{name}` (see `privacy-audit rules list`)"),
+            )
+        })?),
+    };
+    let fields = if spec.fields.is_empty() {
+        None
+    } else {
+        Some(field_filter(&origin, &id, &spec.fields)?)
+    };
+    if let Some(e) = spec.entropy
+        && !(0.0..=8.0).contains(&e)
+    {
+        return Err(Error::rules(
+            &origin,
+            format!("rule `{id}`: entropy must be 0–8"),
+        ));
+    }
+    Ok(Rule {
+        id,
+        category: spec.category,
+        severity: spec.severity,
+        description: spec.description,
+        remedy: spec.remedy,
+        origin,
+        matcher: Matcher::Regex(regex),
+        value_group,
+        keywords: spec.keywords,
+        entropy: spec.entropy,
+        allow,
+        fields,
+        validator,
+        examples_field: example_field(&spec.fields),
+        examples: spec.examples,
+    })
+}
+
+/// Where `rules test` places a field rule's examples: the first glob without wildcards,
+/// else the first glob with a leading `**` dropped (`**/password` → `/password`).
+fn example_field(fields: &[String]) -> Option<String> {
+    fields
+        .iter()
+        .find(|f| !f.contains(['*', '?', '[', '{']))
+        .cloned()
+        .or_else(|| {
+            let f = fields.first()?.strip_prefix("**")?;
+            (!f.contains(['*', '?', '[', '{'])).then(|| f.to_string())
+        })
+}
+
+fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<FieldFilter> {
+    let mut set = GlobSetBuilder::new();
+    let mut last_keys = Some(Vec::new());
+    for f in fields {
+        let glob = GlobBuilder::new(f)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad field glob: {e}")))?;
+        set.add(glob);
+        let last = f.rsplit('/').next().unwrap_or("");
+        match (&mut last_keys, last.contains(['*', '?', '[', '{'])) {
+            (Some(keys), false) => keys.push(last.replace("~1", "/").replace("~0", "~")),
+            _ => last_keys = None,
+        }
+    }
+    let globs = set
+        .build()
+        .map_err(|e| Error::rules(origin, format!("rule `{id}`: {e}")))?;
+    Ok(FieldFilter { globs, last_keys })
+}
+
+/// Any host under a configured organisation domain.
+fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
+    if domains.org().is_empty() {
+        return Ok(None);
+    }
+    let alts: Vec<String> = domains.org().iter().map(|d| regex::escape(d)).collect();
+    let pattern = format!(
+        r"(?i)(?:^|[^A-Za-z0-9.@_-])(?P<value>(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)*(?:{}))(?:[^A-Za-z0-9_-]|$)",
+        alts.join("|")
+    );
+    let regex = build_regex("privacy.org_domains", "hostname.org_domain", &pattern)?;
+    let value_group = regex.capture_names().position(|n| n == Some("value"));
+    Ok(Some(Rule {
+        id: "hostname.org_domain".into(),
+        category: Category::Hostname,
+        severity: Severity::High,
+        description: "host name under a configured organisation domain".into(),
+        remedy: Some(
+            "replace the host with a logical surface name or a reserved example domain".into(),
+        ),
+        origin: "config privacy.org_domains".into(),
+        matcher: Matcher::Regex(regex),
+        value_group,
+        keywords: domains.org().to_vec(),
+        entropy: None,
+        allow: Vec::new(),
+        fields: None,
+        validator: Some(Validator::OrgHost),
+        examples: Examples::default(),
+        examples_field: None,
+    }))
+}
+
+fn denylist_rule() -> Rule {
+    Rule {
+        id: "denylist.term".into(),
+        category: Category::Denylist,
+        severity: Severity::High,
+        description: "a term from the operator's denylist".into(),
+        remedy: Some("remove or pseudonymise the listed name".into()),
+        origin: "config privacy.denylist_files".into(),
+        matcher: Matcher::Denylist,
+        value_group: None,
+        keywords: Vec::new(),
+        entropy: None,
+        allow: Vec::new(),
+        fields: None,
+        validator: None,
+        examples: Examples::default(),
+        examples_field: None,
+    }
+}

@@ -1,0 +1,111 @@
+//! Rules are data: `rules/*.toml` (compiled in) plus the operator's rule folders, turned
+//! once per run into a [`RuleSet`] that detection only reads.
+
+pub mod builtin;
+mod compile;
+pub mod model;
+pub mod selftest;
+
+pub use compile::{FieldFilter, Matcher, Rule, RuleSet};
+pub use model::{Examples, RuleFile, RuleSpec};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+/// A rule spec and the file it came from.
+#[derive(Debug, Clone)]
+pub struct Sourced {
+    pub origin: String,
+    pub spec: RuleSpec,
+}
+
+pub fn parse_rule_file(origin: &str, text: &str) -> Result<Vec<Sourced>> {
+    let file: RuleFile = toml::from_str(text).map_err(|e| Error::rules(origin, e.to_string()))?;
+    Ok(file
+        .rules
+        .into_iter()
+        .map(|spec| Sourced {
+            origin: origin.to_string(),
+            spec,
+        })
+        .collect())
+}
+
+/// Built-in rules, then the configured folders (a same-id rule replaces the built-in
+/// one), minus `rules.disable`.
+pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
+    let mut specs: Vec<Sourced> = Vec::new();
+    for (name, text) in builtin::BUILTIN_RULES {
+        specs.extend(parse_rule_file(&format!("built-in {name}"), text)?);
+    }
+    check_unique(&specs)?;
+    let builtin_count = specs.len();
+    let mut index: HashMap<String, usize> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.spec.id.clone(), i))
+        .collect();
+    let mut replaced_from: HashMap<String, String> = HashMap::new();
+    for dir in &config.rules.dirs {
+        let dir = config.resolve(dir);
+        if !dir.is_dir() {
+            tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
+            continue;
+        }
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map_err(|e| Error::io(&dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+            let origin = file.display().to_string();
+            for sourced in parse_rule_file(&origin, &text)? {
+                let id = sourced.spec.id.clone();
+                match index.get(&id) {
+                    Some(&i) if i < builtin_count && !replaced_from.contains_key(&id) => {
+                        replaced_from.insert(id, origin.clone());
+                        specs[i] = sourced;
+                    }
+                    Some(_) => {
+                        let first = replaced_from.get(&id).cloned().unwrap_or_default();
+                        return Err(Error::rules(
+                            &origin,
+                            format!("rule id `{id}` is defined twice (also in {first})"),
+                        ));
+                    }
+                    None => {
+                        index.insert(id.clone(), specs.len());
+                        replaced_from.insert(id, origin.clone());
+                        specs.push(sourced);
+                    }
+                }
+            }
+        }
+    }
+    for id in &config.rules.disable {
+        if !index.contains_key(id) {
+            return Err(Error::Config {
+                path: config.base_dir.clone(),
+                message: format!("rules.disable names an unknown rule id `{id}`"),
+            });
+        }
+    }
+    specs.retain(|s| !config.rules.disable.contains(&s.spec.id));
+    Ok(specs)
+}
+
+fn check_unique(specs: &[Sourced]) -> Result<()> {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for s in specs {
+        if let Some(prev) = seen.insert(&s.spec.id, &s.origin) {
+            return Err(Error::rules(
+                &s.origin,
+                format!("rule id `{}` is defined twice (also in {prev})", s.spec.id),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! The on-disk rule format of SPEC §6, as serde types. Compilation lives in `compile.rs`.
+
+use crate::finding::{Category, Severity};
+use serde::{Deserialize, Serialize};
+
+/// One `rules/*.toml` file: a list of `[[rule]]` tables.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<RuleSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    pub id: String,
+    pub category: Category,
+    pub severity: Severity,
+    pub description: String,
+    /// The pattern. A named group `value` marks the part that is sensitive; without it
+    /// the whole match is the value.
+    #[serde(default)]
+    pub regex: Option<String>,
+    /// Literals (ASCII case-insensitive) of which at least one must occur in the text
+    /// before the regex runs. Without `regex`, the keywords themselves are the pattern.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// Minimum Shannon entropy (bits per byte) of the value.
+    #[serde(default)]
+    pub entropy: Option<f64>,
+    /// Regexes; a value matching any of them is not a finding.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// JSON Pointer globs the rule is limited to (`*` one step, `**` any number).
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// Name of a built-in check the value must also pass (see `rules list`).
+    #[serde(default)]
+    pub validator: Option<String>,
+    /// How to fix it, shown by the human report.
+    #[serde(default)]
+    pub remedy: Option<String>,
+    #[serde(default)]
+    pub examples: Examples,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Examples {
+    #[serde(default, rename = "match")]
+    pub matches: Vec<String>,
+    #[serde(default)]
+    pub no_match: Vec<String>,
+}

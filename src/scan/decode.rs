@@ -1,0 +1,193 @@
+//! Peeling encodings: base64 (standard and URL-safe, possibly gzip inside) and
+//! percent-encoding. Each layer becomes a new [`Unit`] scanned like the first, pinned to
+//! the position of the encoded run; depth and decoded bytes are bounded per file.
+
+use super::read::gunzip;
+use crate::formats::{Encoding, Segment, Unit};
+use base64::Engine;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use regex::bytes::Regex;
+use std::sync::LazyLock;
+
+/// Layers of encoding peeled at most (base64 in base64 in percent…).
+pub const MAX_DEPTH: u8 = 4;
+/// Shortest base64 run worth decoding: shorter runs are mostly identifiers.
+const MIN_BASE64: usize = 20;
+
+static BASE64_RUN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{20,}={0,2}").expect("static pattern compiles"));
+
+fn engine(alphabet: &base64::alphabet::Alphabet) -> GeneralPurpose {
+    GeneralPurpose::new(
+        alphabet,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    )
+}
+
+static STANDARD: LazyLock<GeneralPurpose> = LazyLock::new(|| engine(&base64::alphabet::STANDARD));
+static URL_SAFE: LazyLock<GeneralPurpose> = LazyLock::new(|| engine(&base64::alphabet::URL_SAFE));
+
+/// Text decoded out of `unit`'s base64 runs, or `None` when there is none worth scanning.
+pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let mut out = child(unit, Encoding::Base64);
+    for m in BASE64_RUN.find_iter(&unit.text) {
+        let run = m.as_bytes();
+        let body = run
+            .strip_suffix(b"==")
+            .or_else(|| run.strip_suffix(b"="))
+            .unwrap_or(run);
+        if body.len() < MIN_BASE64 || body.len() % 4 == 1 || body.iter().all(u8::is_ascii_hexdigit)
+        {
+            continue;
+        }
+        let url = body.iter().any(|b| *b == b'-' || *b == b'_');
+        let std = body.iter().any(|b| *b == b'+' || *b == b'/');
+        let engine: &GeneralPurpose = match (url, std) {
+            (true, true) => continue,
+            (true, false) => &URL_SAFE,
+            _ => &STANDARD,
+        };
+        let Ok(mut decoded) = engine.decode(body) else {
+            continue;
+        };
+        if decoded.starts_with(&[0x1f, 0x8b]) {
+            match gunzip(&decoded, *budget as u64) {
+                Ok(inflated) => decoded = inflated,
+                Err(_) => continue,
+            }
+        }
+        if decoded.len() > *budget || !is_text(&decoded) {
+            continue;
+        }
+        *budget -= decoded.len();
+        let Some(seg) = unit.segment_at(m.start()) else {
+            continue;
+        };
+        push_pinned(&mut out, unit, seg, m.start(), &decoded);
+    }
+    (!out.segments.is_empty()).then_some(out)
+}
+
+/// Percent-decoded copies of `unit`'s segments that hold `%XX` escapes.
+pub fn percent_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let mut out = child(unit, Encoding::Percent);
+    for (i, seg) in unit.segments.iter().enumerate() {
+        let text = &unit.text[seg.start..seg.end];
+        let Some(first) = first_escape(text) else {
+            continue;
+        };
+        let decoded = percent_decode(text);
+        if decoded.len() > *budget {
+            continue;
+        }
+        *budget -= decoded.len();
+        push_pinned(&mut out, unit, i, seg.start + first, &decoded);
+    }
+    (!out.segments.is_empty()).then_some(out)
+}
+
+fn child(parent: &Unit, encoding: Encoding) -> Unit {
+    Unit {
+        depth: parent.depth + 1,
+        encoding: Some(encoding),
+        ..Unit::default()
+    }
+}
+
+fn push_pinned(out: &mut Unit, parent: &Unit, seg: usize, at: usize, decoded: &[u8]) {
+    let raw_start = parent.raw_offset(seg, at);
+    let node = parent.segments[seg]
+        .node
+        .map(|n| out.paths.verbatim(&parent.paths.pointer(n)));
+    let start = out.begin_segment();
+    out.text.extend_from_slice(decoded);
+    out.finish_segment(Segment {
+        start,
+        end: out.text.len(),
+        raw_start,
+        checkpoints: (0, 0),
+        node,
+        is_key: false,
+        pinned: true,
+    });
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+fn first_escape(text: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'%', text).find(|&i| {
+        text.get(i + 1).and_then(|&b| hex_val(b)).is_some()
+            && text.get(i + 2).and_then(|&b| hex_val(b)).is_some()
+    })
+}
+
+pub fn percent_decode(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                text.get(i + 1).and_then(|&b| hex_val(b)),
+                text.get(i + 2).and_then(|&b| hex_val(b)),
+            )
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(text[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Valid UTF-8 with almost no control characters: what an encoded secret or message
+/// looks like, and what random bytes from a digest do not.
+fn is_text(bytes: &[u8]) -> bool {
+    let Ok(s) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let total = s.chars().count();
+    let control = s
+        .chars()
+        .filter(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        .count();
+    total >= 8 && control * 20 <= total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_unit(s: &str) -> Unit {
+        let mut u = Unit::default();
+        u.push_plain(s.as_bytes(), 0, None);
+        u
+    }
+
+    #[test]
+    fn decodes_base64_text_but_not_digests() {
+        let encoded = STANDARD.encode("contact ion.popescu@gmail.com now");
+        let u = text_unit(&format!(
+            "x {encoded} e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        ));
+        let mut budget = 1 << 20;
+        let layer = base64_layer(&u, &mut budget).expect("one layer");
+        assert_eq!(layer.segments.len(), 1);
+        assert!(String::from_utf8_lossy(&layer.text).contains("ion.popescu@gmail.com"));
+        assert_eq!(layer.segments[0].raw_start, 2);
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode(b"%2Fhome%2Fjdoe%zz"), b"/home/jdoe%zz");
+        let u = text_unit("path=%2Fhome%2Fjdoe");
+        let mut budget = 1 << 20;
+        let layer = percent_layer(&u, &mut budget).expect("layer");
+        assert_eq!(layer.text, b"path=/home/jdoe");
+    }
+}

@@ -1,0 +1,336 @@
+//! One file's text, from format choice to finished findings: JSON and JSONL are read as
+//! data (a bad JSONL line is reported and still scanned as text), anything else as text;
+//! each unit is detected, its encoded runs peeled and detected again, and every match
+//! turned into a masked, fingerprinted [`Finding`].
+
+use super::decode;
+use crate::detect::{self, RawMatch, Scratch};
+use crate::finding::{Category, Finding, Location, Severity};
+use crate::formats::{Encoding, LineIndex, Unit, json};
+use crate::report::fingerprint::FingerprintKey;
+use crate::report::redact::mask;
+use crate::rules::RuleSet;
+use std::collections::HashSet;
+
+/// Units are flushed to detection at about this size: big enough to amortise the
+/// per-unit prefilter, small enough to keep memory flat on huge JSONL files.
+const UNIT_TARGET_BYTES: usize = 1 << 20;
+/// Text files are cut into chunks this large, overlapping so a match on the cut is seen.
+const TEXT_CHUNK: usize = 4 << 20;
+const TEXT_OVERLAP: usize = 4096;
+/// Bytes of context shown on each side of a match in an excerpt.
+const EXCERPT_CONTEXT: usize = 48;
+/// Decoded (base64, percent) bytes allowed per file.
+const DECODE_BUDGET: usize = 64 << 20;
+
+pub const RULE_INVALID_JSON: &str = "format.invalid_json";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Jsonl,
+    Text,
+}
+
+impl Format {
+    /// By name (`.gz` stripped), else by the first non-blank byte.
+    pub fn detect(name: &str, text: &[u8]) -> Format {
+        let name = name
+            .strip_suffix(".gz")
+            .unwrap_or(name)
+            .to_ascii_lowercase();
+        if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+            return Format::Jsonl;
+        }
+        if name.ends_with(".json") {
+            return Format::Json;
+        }
+        match text.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{' | b'[') => Format::Json,
+            _ => Format::Text,
+        }
+    }
+}
+
+pub struct FileScanner<'a> {
+    rules: &'a RuleSet,
+    key: &'a FingerprintKey,
+    rel: &'a str,
+    text: &'a [u8],
+    lines: Option<LineIndex>,
+    scratch: Scratch,
+    matches: Vec<RawMatch>,
+    budget: usize,
+    seen: HashSet<(usize, u32, u32, String)>,
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> FileScanner<'a> {
+    pub fn new(rules: &'a RuleSet, key: &'a FingerprintKey, rel: &'a str, text: &'a [u8]) -> Self {
+        FileScanner {
+            rules,
+            key,
+            rel,
+            text,
+            lines: None,
+            scratch: Scratch::default(),
+            matches: Vec::new(),
+            budget: DECODE_BUDGET,
+            seen: HashSet::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    pub fn run(mut self, name: &str) -> Vec<Finding> {
+        match Format::detect(name, self.text) {
+            Format::Json => self.scan_json(name),
+            Format::Jsonl => self.scan_jsonl(0, true),
+            Format::Text => self.scan_text(0, self.text.len()),
+        }
+        self.findings
+    }
+
+    fn scan_json(&mut self, name: &str) {
+        let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
+        let mut unit = Unit::default();
+        match json::tokenize(self.text, 0, &mut unit) {
+            Ok(end) if self.text[end..].iter().all(u8::is_ascii_whitespace) => self.judge(&unit),
+            // Several documents one after another: JSON Lines under another name.
+            Ok(_) => self.scan_jsonl(0, named_json),
+            Err(err) => {
+                if named_json {
+                    self.format_finding(err.offset, err.message);
+                }
+                self.scan_text(0, self.text.len());
+            }
+        }
+    }
+
+    fn scan_jsonl(&mut self, from: usize, report_errors: bool) {
+        let text = self.text;
+        let mut unit = Unit::default();
+        let mut pos = from;
+        while pos < text.len() {
+            let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i);
+            let line = &text[pos..end];
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                let mark = (unit.text.len(), unit.segments.len(), unit.checkpoints.len());
+                let outcome = json::tokenize(line, pos, &mut unit).and_then(|used| {
+                    match line[used..].iter().all(u8::is_ascii_whitespace) {
+                        true => Ok(()),
+                        false => Err(json::JsonError {
+                            offset: pos + used,
+                            message: "trailing characters after the JSON value",
+                        }),
+                    }
+                });
+                if let Err(err) = outcome {
+                    // Keep scanning: the bad line is reported and read as plain text.
+                    unit.text.truncate(mark.0);
+                    unit.segments.truncate(mark.1);
+                    unit.checkpoints.truncate(mark.2);
+                    if report_errors {
+                        self.format_finding(err.offset, err.message);
+                    }
+                    unit.push_plain(line, pos, None);
+                }
+            }
+            if unit.text.len() >= UNIT_TARGET_BYTES {
+                self.judge(&unit);
+                unit.clear();
+            }
+            pos = end + 1;
+        }
+        if !unit.segments.is_empty() {
+            self.judge(&unit);
+        }
+    }
+
+    fn scan_text(&mut self, from: usize, to: usize) {
+        let mut start = from;
+        let mut unit = Unit::default();
+        while start < to {
+            let mut end = (start + TEXT_CHUNK).min(to);
+            if end < to
+                && let Some(nl) = memchr::memrchr(b'\n', &self.text[start..end])
+                && nl > TEXT_CHUNK / 2
+            {
+                end = start + nl + 1;
+            }
+            unit.clear();
+            unit.push_plain(&self.text[start..end], start, None);
+            self.judge(&unit);
+            if end >= to {
+                break;
+            }
+            start = if self.text[end - 1] == b'\n' {
+                end
+            } else {
+                end - TEXT_OVERLAP
+            };
+        }
+    }
+
+    /// Detects in `unit`, records findings, then peels encoded layers.
+    fn judge(&mut self, unit: &Unit) {
+        self.matches.clear();
+        detect::detect(self.rules, unit, &mut self.scratch, &mut self.matches);
+        let matches = std::mem::take(&mut self.matches);
+        for m in &matches {
+            self.record(unit, m, &matches);
+        }
+        self.matches = matches;
+        if unit.depth < decode::MAX_DEPTH {
+            if let Some(layer) = decode::base64_layer(unit, &mut self.budget) {
+                self.judge(&layer);
+            }
+            if let Some(layer) = decode::percent_layer(unit, &mut self.budget) {
+                self.judge(&layer);
+            }
+        }
+    }
+
+    fn locate(&mut self, raw: usize) -> (u32, u32) {
+        let text = self.text;
+        self.lines
+            .get_or_insert_with(|| LineIndex::new(text))
+            .locate(text, raw)
+    }
+
+    fn record(&mut self, unit: &Unit, m: &RawMatch, all: &[RawMatch]) {
+        let rule = &self.rules.rules[m.rule];
+        let value = &unit.text[m.start..m.end];
+        let raw = unit.raw_offset(m.seg, m.start);
+        let (line, column) = self.locate(raw);
+        let fingerprint = self.key.fingerprint(&rule.id, value);
+        if !self
+            .seen
+            .insert((m.rule, line, column, fingerprint.0.clone()))
+        {
+            return;
+        }
+        let pointer = unit.segments[m.seg]
+            .node
+            .map(|n| mask_in_pointer(unit.paths.pointer(n), unit, all, self.rules));
+        let message = match unit.encoding {
+            Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
+            Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
+            _ => rule.description.clone(),
+        };
+        self.findings.push(Finding {
+            rule_id: rule.id.clone(),
+            category: rule.category,
+            severity: rule.severity,
+            location: Location {
+                path: self.rel.to_string(),
+                line: Some(line),
+                column: Some(column),
+                json_pointer: pointer,
+            },
+            excerpt: excerpt(unit, m, all, self.rules),
+            fingerprint,
+            message,
+        });
+    }
+
+    fn format_finding(&mut self, offset: usize, message: &str) {
+        let (line, column) = self.locate(offset);
+        let text = self.text;
+        let (ls, le) = self
+            .lines
+            .as_ref()
+            .map_or((0, 0), |l| l.line_span(text, offset));
+        self.findings.push(Finding {
+            rule_id: RULE_INVALID_JSON.into(),
+            category: Category::Schema,
+            severity: Severity::Low,
+            location: Location {
+                path: self.rel.to_string(),
+                line: Some(line),
+                column: Some(column),
+                json_pointer: None,
+            },
+            excerpt: format!("(line of {} bytes, not shown)", le - ls),
+            fingerprint: self.key.fingerprint(RULE_INVALID_JSON, &text[ls..le]),
+            message: format!("not valid JSON: {message}; the line was scanned as text"),
+        });
+    }
+}
+
+/// The text around `m` on its line, with every match on it masked.
+fn excerpt(unit: &Unit, m: &RawMatch, all: &[RawMatch], rules: &RuleSet) -> String {
+    let seg = &unit.segments[m.seg];
+    let text = &unit.text;
+    let line_start =
+        memchr::memrchr(b'\n', &text[seg.start..m.start]).map_or(seg.start, |i| seg.start + i + 1);
+    let line_end = memchr::memchr(b'\n', &text[m.end..seg.end]).map_or(seg.end, |i| m.end + i);
+    let mut from = floor_char(
+        text,
+        m.start.saturating_sub(EXCERPT_CONTEXT).max(line_start),
+    );
+    let mut to = ceil_char(text, (m.end + EXCERPT_CONTEXT).min(line_end));
+    let mut spans: Vec<&RawMatch> = all
+        .iter()
+        .filter(|o| o.seg == m.seg && o.start < to && o.end > from)
+        .collect();
+    spans.sort_by_key(|o| o.start);
+    for o in &spans {
+        from = from.min(o.start);
+        to = to.max(o.end);
+    }
+    let mut out = String::new();
+    if from > line_start {
+        out.push('…');
+    }
+    let mut pos = from;
+    for o in spans {
+        if o.start < pos {
+            continue;
+        }
+        push_clean(&mut out, &text[pos..o.start]);
+        let value = String::from_utf8_lossy(&text[o.start..o.end]);
+        out.push_str(&mask(&value, rules.rules[o.rule].category));
+        pos = o.end;
+    }
+    push_clean(&mut out, &text[pos.min(to)..to]);
+    if to < line_end {
+        out.push('…');
+    }
+    out.trim().to_string()
+}
+
+fn push_clean(out: &mut String, bytes: &[u8]) {
+    for c in String::from_utf8_lossy(bytes).chars() {
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+}
+
+fn floor_char(text: &[u8], mut i: usize) -> usize {
+    while i > 0 && i < text.len() && (text[i] & 0xC0) == 0x80 {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &[u8], mut i: usize) -> usize {
+    while i < text.len() && (text[i] & 0xC0) == 0x80 {
+        i += 1;
+    }
+    i
+}
+
+/// A value used as an object key would otherwise appear in full in the pointer.
+fn mask_in_pointer(mut pointer: String, unit: &Unit, all: &[RawMatch], rules: &RuleSet) -> String {
+    for o in all {
+        let value = String::from_utf8_lossy(&unit.text[o.start..o.end]);
+        if value.len() < 3 {
+            continue;
+        }
+        let masked = mask(&value, rules.rules[o.rule].category);
+        let escaped = value.replace('~', "~0").replace('/', "~1");
+        pointer = pointer
+            .replace(value.as_ref(), &masked)
+            .replace(&escaped, &masked);
+    }
+    pointer
+}
