@@ -139,9 +139,10 @@ impl Config {
         if local.is_file() {
             return Config::load(local);
         }
-        let mut config = Config::default();
-        config.base_dir = std::env::current_dir().unwrap_or_default();
-        Ok(config)
+        Ok(Config {
+            base_dir: std::env::current_dir().unwrap_or_default(),
+            ..Config::default()
+        })
     }
 
     pub fn load(path: &Path) -> Result<Config> {

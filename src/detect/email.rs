@@ -15,6 +15,10 @@ pub fn is_reportable(c: &Candidate<'_>, policy: &DomainPolicy) -> bool {
     if local.eq_ignore_ascii_case("git") && c.after.first() == Some(&b':') {
         return false;
     }
+    // `scheme://user:password@host`: URL userinfo, not a mailbox.
+    if in_url_userinfo(c.before) {
+        return false;
+    }
     if policy.is_reserved(&domain) {
         return false;
     }
@@ -22,4 +26,13 @@ pub fn is_reportable(c: &Candidate<'_>, policy: &DomainPolicy) -> bool {
     domains::has_public_suffix(&domain)
         || domains::internal_suffix(&domain).is_some()
         || policy.is_org(&domain)
+}
+
+/// The current token (since the last blank or quote) contains `://`.
+pub fn in_url_userinfo(before: &[u8]) -> bool {
+    let start = before
+        .iter()
+        .rposition(|b| b.is_ascii_whitespace() || b"\"'<>()".contains(b))
+        .map_or(0, |i| i + 1);
+    memchr::memmem::find(&before[start..], b"://").is_some()
 }

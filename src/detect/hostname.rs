@@ -32,6 +32,8 @@ fn plausible_host(c: &Candidate<'_>) -> Option<String> {
     match c.before {
         [.., b'/', b'/'] => {}
         // After `@` it is an e-mail domain, which the e-mail rule reports.
+        // …unless the `@` ends URL userinfo (`postgres://u:p@db.acme.lan`).
+        [.., b'@'] if super::email::in_url_userinfo(c.before) => {}
         [.., b'/' | b'\\' | b'.' | b'@' | b'_'] => return None,
         _ => {}
     }

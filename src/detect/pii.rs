@@ -39,15 +39,14 @@ pub fn is_card(value: &[u8]) -> bool {
         return false;
     }
     let prefix = |n: usize| d[..n].iter().fold(0u32, |a, &x| a * 10 + u32::from(x));
-    let issuer = match d[0] {
+    match d[0] {
         4 => true,                                             // Visa
         5 => (51..=55).contains(&prefix(2)),                   // Mastercard
         2 => (2221..=2720).contains(&prefix(4)),               // Mastercard 2-series
         3 => matches!(prefix(2), 34 | 37 | 35 | 36 | 38 | 30), // Amex, JCB, Diners
         6 => matches!(prefix(2), 60 | 62 | 64 | 65),           // Discover, UnionPay
         _ => false,
-    };
-    issuer
+    }
 }
 
 /// BBAN lengths (total IBAN length) of the countries seen most; others 15–34.

@@ -46,7 +46,7 @@ fn mask_keep(value: &str, keep: usize, keep_separators: bool) -> String {
         if i < keep || (keep_separators && !c.is_alphanumeric() && !c.is_whitespace()) {
             out.push(c);
         } else if c == '\n' {
-            out.push_str("⏎");
+            out.push('⏎');
         } else {
             out.push('*');
         }

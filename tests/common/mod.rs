@@ -1,0 +1,69 @@
+//! Helpers shared by the integration tests: run the real binary with an isolated
+//! fingerprint key and parse its JSON report.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+/// The binary, with its key file inside `home` so tests never touch the real one.
+pub fn cmd(home: &Path) -> Command {
+    let mut c = Command::cargo_bin("privacy-audit").expect("binary built");
+    c.env("PRIVACY_AUDIT_KEY_FILE", home.join("key"))
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1");
+    c
+}
+
+pub fn run(home: &Path, args: &[&str]) -> Run {
+    let out = cmd(home).args(args).output().expect("binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn scan_json(home: &Path, path: &Path, extra: &[&str]) -> Run {
+    let p = path.to_string_lossy().into_owned();
+    let mut args = vec!["scan", "--format", "json", "--no-progress"];
+    args.extend_from_slice(extra);
+    args.push(&p);
+    run(home, &args)
+}
+
+/// `(path, line, column, pointer, category, rule_id)` of every finding.
+pub fn findings(report: &Value) -> Vec<(String, u64, u64, Option<String>, String, String)> {
+    report["findings"]
+        .as_array()
+        .expect("findings array")
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap_or_default().to_string(),
+                f["line"].as_u64().unwrap_or(0),
+                f["column"].as_u64().unwrap_or(0),
+                f["json_pointer"].as_str().map(str::to_string),
+                f["category"].as_str().unwrap_or_default().to_string(),
+                f["rule_id"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn sample_dataset() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sample-dataset")
+}
