@@ -50,6 +50,7 @@ fn is_version_context(c: &Candidate<'_>) -> bool {
         || tail.ends_with('<')
         || tail.ends_with('~')
         || tail.ends_with("release")
+        || tail.ends_with("build")
 }
 
 pub fn is_identifying_v6(c: &Candidate<'_>) -> bool {

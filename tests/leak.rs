@@ -1,0 +1,99 @@
+//! Redaction is a property: for every planted value, no byte-for-byte copy appears in
+//! the JSON, human or SARIF report, nor on stderr with logging at its most verbose.
+
+mod common;
+use common::*;
+use std::io::Write;
+
+const PLANTED: &[&str] = &[
+    "ion.popescu@gmail.com",
+    "ana.silva@outlook.pt",
+    "radu.marin@yahoo.com",
+    "AKIAPYCDYBK377OXTZQ6",
+    "ghp_BRkirAgsXOhyl9F6sn23DSp8kVzjliKE1Quf",
+    "Xk9#mP2vLq",
+    "sk_live_pwdmnu4LEqCI9jsl6OUmbXzY",
+    "/home/jdoe/evals/run.py",
+    "C:\\Users\\ana\\reports\\q3.docx",
+    "gpu-17.ml.internal",
+    "db.acme.lan",
+    "10.0.3.17",
+    "+40 721 234 567",
+    "4111 1111 1111 1111",
+    "GB82 WEST 1234 5698 7654 32",
+    "536-22-1844",
+    "1800101221144",
+    "Globex",
+];
+
+fn plant(dir: &std::path::Path) {
+    let text = PLANTED.join("\n");
+    std::fs::write(dir.join("notes.txt"), &text).expect("write");
+    let json = serde_json::json!({ "values": PLANTED, "Globex": "key is a denylisted term" });
+    std::fs::write(dir.join("values.json"), json.to_string()).expect("write");
+    let lines: Vec<String> = PLANTED
+        .iter()
+        .map(|v| serde_json::json!({ "content": format!("see {v} here") }).to_string())
+        .collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(lines.join("\n").as_bytes()).expect("gzip");
+    std::fs::write(dir.join("run.jsonl.gz"), gz.finish().expect("gzip")).expect("write");
+    std::fs::write(dir.join("deny.txt"), "# client names\nGlobex\n").expect("write");
+    std::fs::write(
+        dir.join("privacy-audit.toml"),
+        "[privacy]\ndenylist_files = [\"deny.txt\"]\n[scan]\nexclude = [\"privacy-audit.toml\", \"deny.txt\"]\n",
+    )
+    .expect("write");
+}
+
+#[test]
+fn no_output_holds_a_planted_value() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let data = tempfile::tempdir().expect("tempdir");
+    plant(data.path());
+    let config = data.path().join("privacy-audit.toml");
+    let config = config.to_string_lossy();
+    let root = data.path().to_string_lossy();
+    let mut outputs = Vec::new();
+    for format in ["json", "human", "sarif"] {
+        let run = run(
+            home.path(),
+            &[
+                "-vvv",
+                "--config",
+                &config,
+                "scan",
+                "--no-progress",
+                "--format",
+                format,
+                &root,
+            ],
+        );
+        assert_eq!(run.code, 1, "{format}: {}", run.stderr);
+        outputs.push((format, run.stdout, run.stderr));
+    }
+    let report: serde_json::Value = serde_json::from_str(&outputs[0].1).expect("json");
+    let cats: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|f| f["category"].as_str())
+        .collect();
+    for c in [
+        "email",
+        "secret",
+        "local_path",
+        "hostname",
+        "ip_address",
+        "pii",
+        "denylist",
+    ] {
+        assert!(cats.contains(&c), "planted {c} was not found: {cats:?}");
+    }
+    for (format, stdout, stderr) in &outputs {
+        for v in PLANTED {
+            assert!(!stdout.contains(v), "{format} report leaks a planted value");
+            assert!(!stderr.contains(v), "{format} logs leak a planted value");
+        }
+    }
+}
