@@ -47,8 +47,29 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
             }
         }
     }
-    for &r in &rules.unfiltered {
-        scratch.hit[r] = true;
+    for (byte, owners) in &rules.byte_keywords {
+        let found = if byte.is_ascii_alphabetic() {
+            memchr::memchr2(*byte, byte.to_ascii_uppercase(), text).is_some()
+        } else {
+            memchr::memchr(*byte, text).is_some()
+        };
+        if found {
+            for &r in owners {
+                scratch.hit[r] = true;
+            }
+        }
+    }
+    match &rules.unfiltered_set {
+        Some(set) => {
+            for i in set.matches(text).iter() {
+                scratch.hit[rules.unfiltered[i]] = true;
+            }
+        }
+        None => {
+            for &r in &rules.unfiltered {
+                scratch.hit[r] = true;
+            }
+        }
     }
     for (ri, rule) in rules.rules.iter().enumerate() {
         if !scratch.hit[ri] || rule.fields.is_some() {

@@ -9,9 +9,9 @@ use crate::detect::domains::DomainPolicy;
 use crate::detect::validators::Validator;
 use crate::error::{Error, Result};
 use crate::finding::{Category, Severity};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use regex::bytes::{Regex, RegexBuilder};
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use sha2::{Digest, Sha256};
 
 /// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
@@ -72,8 +72,13 @@ pub struct RuleSet {
     pub prefilter: Option<AhoCorasick>,
     /// Prefilter pattern id → rules that own that keyword.
     pub keyword_owners: Vec<Vec<usize>>,
-    /// Whole-text regex rules with no keywords: they always run.
+    /// One-byte keywords (`@`, `+`, `:`): a `memchr` answers faster than the automaton,
+    /// which would report a match every few bytes.
+    pub byte_keywords: Vec<(u8, Vec<usize>)>,
+    /// Whole-text regex rules with no keywords.
     pub unfiltered: Vec<usize>,
+    /// All `unfiltered` patterns in one set: a single pass says which can match at all.
+    pub unfiltered_set: Option<RegexSet>,
     /// Rules limited by `fields`: they run per JSON value.
     pub field_rules: Vec<usize>,
     pub sha256: String,
@@ -117,6 +122,7 @@ impl RuleSet {
             rules.push(denylist_rule());
         }
         let mut patterns: Vec<String> = Vec::new();
+        let mut byte_keywords: Vec<(u8, Vec<usize>)> = Vec::new();
         let mut keyword_owners: Vec<Vec<usize>> = Vec::new();
         let (mut unfiltered, mut field_rules) = (Vec::new(), Vec::new());
         for (i, rule) in rules.iter().enumerate() {
@@ -132,6 +138,13 @@ impl RuleSet {
             }
             for kw in &rule.keywords {
                 let kw = kw.to_ascii_lowercase();
+                if let [b] = kw.as_bytes() {
+                    match byte_keywords.iter_mut().find(|(x, _)| x == b) {
+                        Some((_, owners)) => owners.push(i),
+                        None => byte_keywords.push((*b, vec![i])),
+                    }
+                    continue;
+                }
                 match patterns.iter().position(|p| *p == kw) {
                     Some(p) => keyword_owners[p].push(i),
                     None => {
@@ -148,11 +161,15 @@ impl RuleSet {
                 AhoCorasickBuilder::new()
                     .ascii_case_insensitive(true)
                     .match_kind(MatchKind::Standard)
+                    .kind(Some(AhoCorasickKind::DFA))
                     .build(&patterns)
                     .map_err(|e| Error::rules("keywords", e.to_string()))?,
             )
         };
+        let unfiltered_set = unfiltered_set(&rules, &unfiltered)?;
         Ok(RuleSet {
+            byte_keywords,
+            unfiltered_set,
             rules,
             domains,
             denylist,
@@ -167,6 +184,22 @@ impl RuleSet {
     pub fn get(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
     }
+}
+
+fn unfiltered_set(rules: &[Rule], unfiltered: &[usize]) -> Result<Option<RegexSet>> {
+    if unfiltered.len() < 2 {
+        return Ok(None);
+    }
+    let patterns = unfiltered.iter().filter_map(|&i| match &rules[i].matcher {
+        Matcher::Regex(re) => Some(re.as_str()),
+        Matcher::Denylist => None,
+    });
+    RegexSetBuilder::new(patterns)
+        .size_limit(REGEX_SIZE_LIMIT * 4)
+        .dfa_size_limit(REGEX_SIZE_LIMIT * 4)
+        .build()
+        .map(Some)
+        .map_err(|e| Error::rules("keyword-less rules", e.to_string()))
 }
 
 fn build_regex(origin: &str, id: &str, pattern: &str) -> Result<Regex> {
