@@ -19,6 +19,8 @@ pub struct Config {
     pub provenance: ProvenanceConfig,
     pub daemon: DaemonConfig,
     pub hook: HookConfig,
+    /// Format overrides by path glob (`[[formats]]`).
+    pub formats: Vec<FormatOverride>,
     /// Folder relative paths in the config are resolved from; not a key.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -73,14 +75,36 @@ pub struct PrivacyConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct ProvenanceConfig {
     pub manifests: Vec<String>,
+    pub bind: Vec<BindConfig>,
 }
 
 impl Default for ProvenanceConfig {
     fn default() -> Self {
         ProvenanceConfig {
             manifests: vec!["SHA256SUMS".into(), "*.sha256".into()],
+            bind: Vec::new(),
         }
     }
+}
+
+/// `[[provenance.bind]]`: the hash at `pointer` (a JSON Pointer glob), in records of
+/// `record_type` if given, describes `file` (relative to the record's file; `{field}`
+/// is replaced by the record's top-level field).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BindConfig {
+    pub pointer: String,
+    #[serde(default)]
+    pub record_type: Option<String>,
+    pub file: String,
+}
+
+/// `[[formats]]`: files matching `glob` (relative path) are read as `format`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormatOverride {
+    pub glob: String,
+    pub format: crate::schema::SeedFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -172,7 +196,18 @@ impl Config {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
         }
-        for glob in &self.scan.exclude {
+        for b in &self.provenance.bind {
+            crate::provenance::bind::BindRule::new(
+                &b.pointer,
+                b.record_type.clone(),
+                b.file.clone(),
+            )?;
+        }
+        for f in &self.formats {
+            globset::Glob::new(&f.glob)
+                .map_err(|e| format!("formats: invalid glob `{}`: {e}", f.glob))?;
+        }
+        for glob in self.scan.exclude.iter().chain(&self.provenance.manifests) {
             globset::Glob::new(glob)
                 .map_err(|e| format!("scan.exclude: invalid glob `{glob}`: {e}"))?;
         }

@@ -11,8 +11,10 @@ pub mod error;
 pub mod finding;
 pub mod formats;
 pub mod hex;
+pub mod provenance;
 pub mod report;
 pub mod rules;
 pub mod scan;
+pub mod schema;
 
 pub use error::{Error, Result};

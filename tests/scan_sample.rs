@@ -50,6 +50,14 @@ fn sample_dataset_exact_findings() {
         f(
             "eval-cases.jsonl",
             2,
+            453,
+            Some("/provenance/capture"),
+            "schema",
+            "schema.eval_case",
+        ),
+        f(
+            "eval-cases.jsonl",
+            2,
             454,
             Some("/provenance/capture"),
             "capture",
@@ -127,6 +135,15 @@ fn sample_dataset_exact_findings() {
             "hostname",
             "hostname.internal",
         ),
+        // The sample's run_meta says v1.5.0 but lacks a field v1.3 made required.
+        f(
+            "runs/V0/case-33651373.jsonl.gz",
+            1,
+            1,
+            Some(""),
+            "schema",
+            "schema.exaid_run_log",
+        ),
         f(
             "runs/V0/case-33651373.jsonl.gz",
             3,
@@ -144,11 +161,11 @@ fn sample_dataset_exact_findings() {
             .iter()
             .all(|f| f["status"] == "scanned" && f["sha256"].as_str().map(str::len) == Some(64))
     );
-    assert_eq!(report["summary"]["findings"], 13);
+    assert_eq!(report["summary"]["findings"], 15);
     assert_eq!(report["summary"]["by_category"]["email"], 3);
     // The base64 finding says where the value really was.
     assert!(
-        report["findings"][5]["message"]
+        report["findings"][6]["message"]
             .as_str()
             .unwrap_or("")
             .contains("base64")
@@ -185,7 +202,7 @@ fn sarif_and_human_carry_the_same_findings() {
     let v: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("sarif json");
     assert_eq!(v["version"], "2.1.0");
     let results = v["runs"][0]["results"].as_array().expect("results");
-    assert_eq!(results.len(), 13);
+    assert_eq!(results.len(), 15);
     let rules = v["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .expect("rules");
@@ -208,7 +225,7 @@ fn sarif_and_human_carry_the_same_findings() {
     let human = run(home.path(), &["scan", "--format", "human", &root]);
     assert_eq!(human.code, 1);
     assert!(human.stdout.contains("eval-cases.jsonl:2:92  high  email"));
-    assert!(human.stdout.contains("13 findings in 5 files scanned"));
+    assert!(human.stdout.contains("15 findings in 5 files scanned"));
     assert!(
         !human.stdout.contains("\x1b["),
         "no colour when not a terminal"

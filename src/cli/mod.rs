@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::finding::Severity;
 use crate::report::Format;
 use crate::report::fingerprint::FingerprintKey;
+use crate::scan::Mode;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -49,6 +50,10 @@ pub struct Cli {
 pub enum Command {
     /// Scan files and folders once and print a report.
     Scan(ScanArgs),
+    /// Check provenance only: manifests, bound hashes and hash hygiene. Same report
+    /// format as `scan`; only files that can hold hashes are read, and files they name
+    /// are hashed (once, and not again while unchanged).
+    Verify(ScanArgs),
     /// List the rules or run their built-in examples.
     Rules {
         #[command(subcommand)]
@@ -76,6 +81,15 @@ pub struct ScanArgs {
     /// Never show the progress line on stderr.
     #[arg(long)]
     pub no_progress: bool,
+    /// Also report files in a manifest's folder that the manifest does not list.
+    #[arg(long)]
+    pub strict: bool,
+    /// Neither read nor write the hash cache (every claimed file is hashed again).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Print how hashes were obtained (read, reused, cached) on stderr.
+    #[arg(long)]
+    pub stats: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,7 +130,8 @@ pub fn main() -> i32 {
 fn run(cli: &Cli) -> anyhow::Result<Exit> {
     let config = Config::discover(cli.config.as_deref())?;
     match &cli.command {
-        Command::Scan(args) => scan_cmd::run(cli, config, args),
+        Command::Scan(args) => scan_cmd::run(cli, config, args, Mode::Full),
+        Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
         Command::Rules { command } => rules_cmd::run(config, command),
     }
 }

@@ -1,20 +1,27 @@
-//! `privacy-audit scan PATH...`
+//! `privacy-audit scan PATH...` and `privacy-audit verify PATH...`
 
 use super::{Cli, Exit, ScanArgs};
 use crate::config::Config;
+use crate::provenance::cache::HashCache;
 use crate::report::{self, Format, Report};
 use crate::rules::RuleSet;
-use crate::scan::{Progress, Scanner};
+use crate::scan::{Mode, Progress, Scanner};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-pub fn run(cli: &Cli, config: Config, args: &ScanArgs) -> anyhow::Result<Exit> {
+pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Result<Exit> {
     let fail_on = args.fail_on.unwrap_or(config.scan.fail_on);
     let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
-    let mut scanner = Scanner::new(config, rules, key)?;
+    let mut scanner = Scanner::new(config, rules, key)?.with_mode(mode, args.strict);
+    if !args.no_cache {
+        match HashCache::default_file() {
+            Some(file) => scanner = scanner.with_cache(HashCache::open(file)),
+            None => tracing::warn!("no cache location (HOME unset); hashes are not remembered"),
+        }
+    }
     if let Some(n) = args.threads {
         scanner = scanner.with_threads(n);
     }
@@ -35,6 +42,9 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs) -> anyhow::Result<Exit> {
         findings = report.summary.findings,
         "scan finished"
     );
+    if args.stats {
+        print_stats(&scanner.cache, &report);
+    }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if to_terminal {
         Format::Human
@@ -91,6 +101,20 @@ pub fn exit_for(report: &Report, fail_on: crate::finding::Severity) -> Exit {
     } else {
         Exit::Clean
     }
+}
+
+fn print_stats(cache: &HashCache, report: &Report) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let s = &cache.stats;
+    eprintln!(
+        "privacy-audit: {} files read by the scan; hashes: {} files ({} bytes) read to hash, \
+         {} reused from this run, {} from the cache",
+        report.summary.files_scanned,
+        s.hashed_files.load(Relaxed),
+        s.hashed_bytes.load(Relaxed),
+        s.from_scan.load(Relaxed),
+        s.from_cache.load(Relaxed),
+    );
 }
 
 fn progress_line(progress: &Progress, done: &AtomicBool) {

@@ -35,6 +35,9 @@ pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonE
     p.skip_ws();
     'value: loop {
         // A value is expected at `p.pos`, to be recorded under `node`.
+        if let Some(starts) = unit.value_starts.as_mut() {
+            starts.push((node, base + p.pos));
+        }
         match p.peek() {
             Some(b'{') => {
                 p.pos += 1;
@@ -105,6 +108,22 @@ pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonE
             }
         }
     }
+}
+
+/// File offset where the value at `pointer` starts in `doc` (at file offset `base`);
+/// the document start when the pointer is not found.
+pub fn locate(doc: &[u8], base: usize, pointer: &str) -> usize {
+    let mut unit = Unit {
+        value_starts: Some(Vec::new()),
+        ..Unit::default()
+    };
+    // A document that fails part-way still places the values before the failure.
+    let _ = tokenize(doc, base, &mut unit);
+    unit.value_starts
+        .unwrap_or_default()
+        .iter()
+        .find(|(node, _)| unit.paths.pointer(*node) == pointer)
+        .map_or(base, |&(_, offset)| offset)
 }
 
 struct Parser<'a> {
@@ -313,6 +332,15 @@ mod tests {
         // decoded "ab@cd": 'c' is decoded offset 3, raw offset 2 + 8 = 10 within string.
         assert_eq!(unit.raw_offset(0, 3), 100 + 2 + 8);
         assert_eq!(unit.raw_offset(0, 1), 100 + 2 + 1);
+    }
+
+    #[test]
+    fn locates_any_value_by_pointer() {
+        let doc = br#"{"a": [1, {"b": true}], "c": null}"#;
+        assert_eq!(locate(doc, 10, "/a/1/b"), 10 + 16);
+        assert_eq!(locate(doc, 10, "/c"), 10 + 29);
+        assert_eq!(locate(doc, 10, "/missing"), 10);
+        assert_eq!(locate(doc, 10, ""), 10);
     }
 
     #[test]

@@ -27,6 +27,12 @@ impl LineIndex {
         (saturate(line), saturate(column))
     }
 
+    /// Offset of the first byte of 1-based `line` (the end of the text past the last line).
+    pub fn line_start(&self, line: u32, text_len: usize) -> usize {
+        let i = (line as usize).saturating_sub(1);
+        self.starts.get(i).copied().unwrap_or(text_len)
+    }
+
     /// The byte range of the line holding `offset`, without its line break.
     pub fn line_span(&self, text: &[u8], offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());

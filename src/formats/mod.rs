@@ -55,6 +55,9 @@ pub struct Unit {
     /// How deep in nested encodings this unit is, and the last encoding peeled off.
     pub depth: u8,
     pub encoding: Option<Encoding>,
+    /// When `Some`, the tokenizer records where every value starts (file offsets), so
+    /// a finding about a number, object or missing field can be placed.
+    pub value_starts: Option<Vec<(NodeId, usize)>>,
 }
 
 impl Unit {

@@ -57,8 +57,11 @@ pub fn write(
             paint.wrap("2", &f.rule_id)
         )?;
         writeln!(out, "      {}", f.message)?;
-        if let Some(ptr) = &f.location.json_pointer {
-            writeln!(out, "      at {ptr}")?;
+        match f.location.json_pointer.as_deref() {
+            // The empty pointer is the whole record; printed bare it looks like a bug.
+            Some("") => writeln!(out, "      at the record itself")?,
+            Some(ptr) => writeln!(out, "      at {ptr}")?,
+            None => {}
         }
         writeln!(out, "      | {}", f.excerpt)?;
         if let Some(remedy) = rules.get(&f.rule_id).and_then(|r| r.remedy.as_deref()) {

@@ -7,6 +7,11 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
     ("network.toml", include_str!("../../rules/network.toml")),
     ("paths.toml", include_str!("../../rules/paths.toml")),
     ("capture.toml", include_str!("../../rules/capture.toml")),
+    (
+        "provenance.toml",
+        include_str!("../../rules/provenance.toml"),
+    ),
+    ("schema.toml", include_str!("../../rules/schema.toml")),
 ];
 
 #[cfg(test)]

@@ -17,8 +17,31 @@ use sha2::{Digest, Sha256};
 /// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
 
+/// Built-in checks that are code rather than patterns (provenance, formats). A rule
+/// names one with `validator = "..."` and no `regex`.
+pub const CHECKS: &[&str] = &[
+    "hash_mismatch",
+    "text_hash_mismatch",
+    "missing_file",
+    "path_escape",
+    "malformed_hash",
+    "placeholder_hash",
+    "empty_file_hash",
+    "unlisted_file",
+    "duplicated_provenance",
+    "manifest_syntax",
+    "invalid_json",
+    "eval_case_schema",
+    "qa_case_schema",
+    "eval_dataset_schema",
+    "evidence_pack",
+    "exaid_run_log",
+];
+
 pub enum Matcher {
     Regex(Regex),
+    /// A built-in check from [`CHECKS`], run by the provenance and format code.
+    Check(&'static str),
     /// Matches the operator's denylist terms (see [`Denylist`]).
     Denylist,
 }
@@ -130,7 +153,7 @@ impl RuleSet {
                 field_rules.push(i);
                 continue;
             }
-            if matches!(rule.matcher, Matcher::Denylist) {
+            if matches!(rule.matcher, Matcher::Denylist | Matcher::Check(_)) {
                 continue;
             }
             if rule.keywords.is_empty() {
@@ -184,6 +207,13 @@ impl RuleSet {
     pub fn get(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
     }
+
+    /// The active rule running built-in check `name`; `None` when it is disabled.
+    pub fn check(&self, name: &str) -> Option<&Rule> {
+        self.rules
+            .iter()
+            .find(|r| matches!(r.matcher, Matcher::Check(c) if c == name))
+    }
 }
 
 fn unfiltered_set(rules: &[Rule], unfiltered: &[usize]) -> Result<Option<RegexSet>> {
@@ -192,7 +222,7 @@ fn unfiltered_set(rules: &[Rule], unfiltered: &[usize]) -> Result<Option<RegexSe
     }
     let patterns = unfiltered.iter().filter_map(|&i| match &rules[i].matcher {
         Matcher::Regex(re) => Some(re.as_str()),
-        Matcher::Denylist => None,
+        Matcher::Denylist | Matcher::Check(_) => None,
     });
     RegexSetBuilder::new(patterns)
         .size_limit(REGEX_SIZE_LIMIT * 4)
@@ -222,6 +252,34 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             &origin,
             format!("rule id `{id}` must be [A-Za-z0-9._-]+"),
         ));
+    }
+    if spec.regex.is_none()
+        && spec.keywords.is_empty()
+        && let Some(name) = spec.validator.as_deref()
+    {
+        let check = CHECKS.iter().copied().find(|c| *c == name).ok_or_else(|| {
+            Error::rules(
+                &origin,
+                format!("rule `{id}`: unknown built-in check `{name}`"),
+            )
+        })?;
+        return Ok(Rule {
+            id,
+            category: spec.category,
+            severity: spec.severity,
+            description: spec.description,
+            remedy: spec.remedy,
+            origin,
+            matcher: Matcher::Check(check),
+            value_group: None,
+            keywords: Vec::new(),
+            entropy: None,
+            allow: Vec::new(),
+            fields: None,
+            validator: None,
+            examples: spec.examples,
+            examples_field: None,
+        });
     }
     let pattern = match (&spec.regex, spec.keywords.is_empty()) {
         (Some(r), _) => r.clone(),

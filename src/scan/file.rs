@@ -3,10 +3,12 @@
 //! each unit is detected, its encoded runs peeled and detected again, and every match
 //! turned into a masked, fingerprinted [`Finding`].
 
+use super::audit::FileAudit;
 use super::decode;
 use crate::detect::{self, RawMatch, Scratch};
-use crate::finding::{Category, Finding, Location, Severity};
+use crate::finding::{Finding, Location};
 use crate::formats::{Encoding, LineIndex, Unit, json};
+use crate::provenance::Claim;
 use crate::report::fingerprint::FingerprintKey;
 use crate::report::redact::mask;
 use crate::rules::RuleSet;
@@ -22,8 +24,6 @@ const TEXT_OVERLAP: usize = 4096;
 const EXCERPT_CONTEXT: usize = 48;
 /// Decoded (base64, percent) bytes allowed per file.
 const DECODE_BUDGET: usize = 64 << 20;
-
-pub const RULE_INVALID_JSON: &str = "format.invalid_json";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -63,6 +63,9 @@ pub struct FileScanner<'a> {
     budget: usize,
     seen: HashSet<(usize, u32, u32, String)>,
     pub findings: Vec<Finding>,
+    audit: Option<FileAudit<'a>>,
+    /// Privacy detection runs; off for `verify` (provenance only).
+    content: bool,
 }
 
 impl<'a> FileScanner<'a> {
@@ -78,23 +81,76 @@ impl<'a> FileScanner<'a> {
             budget: DECODE_BUDGET,
             seen: HashSet::new(),
             findings: Vec::new(),
+            audit: None,
+            content: true,
         }
     }
 
-    pub fn run(mut self, name: &str) -> Vec<Finding> {
-        match Format::detect(name, self.text) {
-            Format::Json => self.scan_json(name),
-            Format::Jsonl => self.scan_jsonl(0, true),
-            Format::Text => self.scan_text(0, self.text.len()),
+    /// Adds provenance and format auditing; `content: false` leaves privacy detection out.
+    pub fn with_audit(mut self, audit: Option<FileAudit<'a>>, content: bool) -> Self {
+        self.audit = audit;
+        self.content = content;
+        self
+    }
+
+    /// Scans the file; returns its findings and the file-hash claims it makes.
+    pub fn run(mut self, name: &str) -> (Vec<Finding>, Vec<Claim>) {
+        let text = self.text;
+        if self.audit.as_ref().is_some_and(|a| a.is_manifest(name)) {
+            let index = LineIndex::new(text);
+            if let Some(a) = self.audit.as_mut() {
+                a.manifest(text, |line| index.line_start(line, text.len()));
+            }
+            self.lines = Some(index);
+            self.scan_text(0, text.len());
+        } else {
+            match Format::detect(name, text) {
+                Format::Json => self.scan_json(name),
+                Format::Jsonl => self.scan_jsonl(0, true),
+                Format::Text => self.scan_text(0, text.len()),
+            }
         }
-        self.findings
+        let Some(mut audit) = self.audit.take() else {
+            return (self.findings, Vec::new());
+        };
+        audit.finish();
+        for p in std::mem::take(&mut audit.problems) {
+            self.problem(p.check, p.offset, p.pointer, &p.message);
+        }
+        let claims = std::mem::take(&mut audit.claims)
+            .into_iter()
+            .map(|c| {
+                let (line, column) = self.locate(c.offset);
+                Claim {
+                    claimant: self.rel.to_string(),
+                    line: Some(line),
+                    column: Some(column),
+                    pointer: c.pointer,
+                    expected: c.expected,
+                    target: c.target,
+                    from_manifest: c.from_manifest,
+                }
+            })
+            .collect();
+        (self.findings, claims)
+    }
+
+    fn audit_record(&mut self, doc: &[u8], base: usize) {
+        if let Some(a) = self.audit.as_mut() {
+            a.record(doc, base);
+        }
     }
 
     fn scan_json(&mut self, name: &str) {
         let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
         let mut unit = Unit::default();
         match json::tokenize(self.text, 0, &mut unit) {
-            Ok(end) if self.text[end..].iter().all(u8::is_ascii_whitespace) => self.judge(&unit),
+            Ok(end) if self.text[end..].iter().all(u8::is_ascii_whitespace) => {
+                if self.content {
+                    self.judge(&unit);
+                }
+                self.audit_record(&self.text[..end], 0);
+            }
             // Several documents one after another: JSON Lines under another name.
             Ok(_) => self.scan_jsonl(0, named_json),
             Err(err) => {
@@ -124,29 +180,37 @@ impl<'a> FileScanner<'a> {
                         }),
                     }
                 });
-                if let Err(err) = outcome {
-                    // Keep scanning: the bad line is reported and read as plain text.
-                    unit.text.truncate(mark.0);
-                    unit.segments.truncate(mark.1);
-                    unit.checkpoints.truncate(mark.2);
-                    if report_errors {
-                        self.format_finding(err.offset, err.message);
+                match outcome {
+                    Ok(()) => self.audit_record(line, pos),
+                    Err(err) => {
+                        // Keep scanning: the bad line is reported and read as plain text.
+                        unit.text.truncate(mark.0);
+                        unit.segments.truncate(mark.1);
+                        unit.checkpoints.truncate(mark.2);
+                        if report_errors {
+                            self.format_finding(err.offset, err.message);
+                        }
+                        unit.push_plain(line, pos, None);
                     }
-                    unit.push_plain(line, pos, None);
                 }
             }
             if unit.text.len() >= UNIT_TARGET_BYTES {
-                self.judge(&unit);
+                if self.content {
+                    self.judge(&unit);
+                }
                 unit.clear();
             }
             pos = end + 1;
         }
-        if !unit.segments.is_empty() {
+        if !unit.segments.is_empty() && self.content {
             self.judge(&unit);
         }
     }
 
     fn scan_text(&mut self, from: usize, to: usize) {
+        if !self.content {
+            return;
+        }
         let mut start = from;
         let mut unit = Unit::default();
         while start < to {
@@ -234,25 +298,35 @@ impl<'a> FileScanner<'a> {
     }
 
     fn format_finding(&mut self, offset: usize, message: &str) {
+        self.problem(
+            "invalid_json",
+            offset,
+            None,
+            &format!("{message}; the line was scanned as text"),
+        );
+    }
+
+    /// A finding from a built-in check (format, provenance); it names no value, so the
+    /// fingerprint covers the place and the problem.
+    fn problem(&mut self, check: &str, offset: usize, pointer: Option<String>, what: &str) {
+        let Some(rule) = self.rules.check(check) else {
+            return;
+        };
         let (line, column) = self.locate(offset);
-        let text = self.text;
-        let (ls, le) = self
-            .lines
-            .as_ref()
-            .map_or((0, 0), |l| l.line_span(text, offset));
+        let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
         self.findings.push(Finding {
-            rule_id: RULE_INVALID_JSON.into(),
-            category: Category::Schema,
-            severity: Severity::Low,
+            rule_id: rule.id.clone(),
+            category: rule.category,
+            severity: rule.severity,
             location: Location {
                 path: self.rel.to_string(),
                 line: Some(line),
                 column: Some(column),
-                json_pointer: None,
+                json_pointer: pointer,
             },
-            excerpt: format!("(line of {} bytes, not shown)", le - ls),
-            fingerprint: self.key.fingerprint(RULE_INVALID_JSON, &text[ls..le]),
-            message: format!("not valid JSON: {message}; the line was scanned as text"),
+            excerpt: what.to_string(),
+            fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
+            message: rule.description.clone(),
         });
     }
 }

@@ -1,9 +1,13 @@
-//! The engine's front door: walk → read/decode → detect → report.
+//! The engine's front door: walk → read/decode → detect and audit → verify claims →
+//! report.
 //!
-//! A [`Scanner`] is built once per run (config, compiled rules, fingerprint key) and is
-//! shared by every worker thread; it holds no lock. Other doors (git, daemon) call
+//! A [`Scanner`] is built once per run (config, compiled rules, fingerprint key, hash
+//! cache) and is shared by every worker thread. Provenance claims are collected while
+//! files are read and verified once the walk is over, because a manifest may name a
+//! file the walk has not reached yet. Other doors (git, daemon) call
 //! [`Scanner::scan_blob`] with bytes they obtained themselves.
 
+pub mod audit;
 pub mod decode;
 pub mod file;
 pub mod read;
@@ -11,16 +15,27 @@ pub mod walk;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::finding::Finding;
+use crate::finding::{Category, Finding};
+use crate::provenance::cache::HashCache;
+use crate::provenance::{Claim, ClaimSite, SeenFile, Verifier};
 use crate::report::fingerprint::FingerprintKey;
 use crate::report::{FileRecord, FileStatus, Report};
 use crate::rules::RuleSet;
+use audit::{AuditConfig, FileAudit};
 use read::{SkipReason, Skipped};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime};
 use walk::{Entry, Excludes};
+
+/// What the walk hands back for one entry.
+enum Visited {
+    Read(FileOutcome, Option<(PathBuf, ClaimSite)>),
+    /// Provenance mode passes over files that cannot hold hashes; they still count for
+    /// `--strict` manifest completeness.
+    Unread(SeenFile),
+}
 
 /// Counters a progress display may read while a scan runs.
 #[derive(Default)]
@@ -33,6 +48,17 @@ pub struct Progress {
 pub struct FileOutcome {
     pub record: FileRecord,
     pub findings: Vec<Finding>,
+    pub claims: Vec<Claim>,
+}
+
+/// What a run looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Everything: privacy, formats, provenance.
+    Full,
+    /// Provenance only (`privacy-audit verify`): files are read only when they can hold
+    /// hashes (JSON, JSONL, manifests) or are named by one.
+    Provenance,
 }
 
 pub struct Scanner {
@@ -40,24 +66,44 @@ pub struct Scanner {
     pub rules: RuleSet,
     key: FingerprintKey,
     excludes: Excludes,
+    audit: AuditConfig,
+    pub cache: HashCache,
     threads: usize,
+    mode: Mode,
+    strict: bool,
 }
 
 impl Scanner {
     pub fn new(config: Config, rules: RuleSet, key: FingerprintKey) -> Result<Scanner> {
         let excludes = Excludes::new(&config.scan.exclude)?;
+        let audit = AuditConfig::new(&config)?;
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         Ok(Scanner {
             config,
             rules,
             key,
             excludes,
+            audit,
+            cache: HashCache::in_memory(),
             threads,
+            mode: Mode::Full,
+            strict: false,
         })
     }
 
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    pub fn with_cache(mut self, cache: HashCache) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    pub fn with_mode(mut self, mode: Mode, strict: bool) -> Self {
+        self.mode = mode;
+        self.strict = strict;
         self
     }
 
@@ -69,32 +115,71 @@ impl Scanner {
         }
         let started = SystemTime::now();
         let clock = Instant::now();
-        let (tx, rx) = mpsc::channel::<FileOutcome>();
+        let (tx, rx) = mpsc::channel::<Visited>();
         let visit = |entry: Entry| {
-            let outcome = match entry {
-                Entry::File { path, rel } => self.scan_path(&path, rel),
-                Entry::Skip { rel, reason } => skipped(
-                    rel,
-                    Skipped {
+            let visited = match entry {
+                Entry::File { path, rel, root } => {
+                    let site = ClaimSite {
+                        dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                        root,
+                    };
+                    if self.wants(&path) {
+                        Visited::Read(self.scan_path(&path, rel), Some((path, site)))
+                    } else {
+                        Visited::Unread(SeenFile { disk: path, rel })
+                    }
+                }
+                Entry::Skip { rel, reason } => {
+                    let skip = Skipped {
                         reason,
                         sha256: None,
                         bytes: 0,
-                    },
-                ),
+                    };
+                    Visited::Read(skipped(rel, skip), None)
+                }
             };
-            if let Some(p) = progress {
+            if let (Some(p), Visited::Read(outcome, _)) = (progress, &visited) {
                 p.files.fetch_add(1, Ordering::Relaxed);
                 p.bytes.fetch_add(outcome.record.bytes, Ordering::Relaxed);
             }
             // The receiver outlives the walk; a send cannot fail before it ends.
-            let _ = tx.send(outcome);
+            let _ = tx.send(visited);
         };
         walk::walk(roots, &self.excludes, self.threads, &visit);
         drop(tx);
-        let (mut files, mut findings) = (Vec::new(), Vec::new());
-        for outcome in rx {
+        let (mut files, mut findings, mut claims, mut seen) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for visited in rx {
+            let (outcome, site) = match visited {
+                Visited::Read(outcome, site) => (outcome, site),
+                Visited::Unread(file) => {
+                    seen.push(file);
+                    continue;
+                }
+            };
+            if let Some((disk, site)) = site {
+                claims.extend(outcome.claims.into_iter().map(|c| (c, site.clone())));
+                seen.push(SeenFile {
+                    disk,
+                    rel: outcome.record.path.clone(),
+                });
+            }
             files.push(outcome.record);
             findings.extend(outcome.findings);
+        }
+        claims.sort_by(|a, b| (&a.0.claimant, a.0.line).cmp(&(&b.0.claimant, b.0.line)));
+        let verifier = Verifier {
+            rules: &self.rules,
+            key: &self.key,
+            cache: &self.cache,
+            strict: self.strict,
+        };
+        findings.extend(verifier.verify(&claims, &seen));
+        if self.mode == Mode::Provenance {
+            findings.retain(|f| f.category == Category::Provenance);
+        }
+        if let Err(e) = self.cache.save() {
+            tracing::warn!(error = %e, "could not save the hash cache; the next run will rehash");
         }
         Ok(Report::new(
             self.rules.sha256.clone(),
@@ -105,16 +190,38 @@ impl Scanner {
         ))
     }
 
+    /// In provenance mode only files that can hold hashes are read; the rest are read
+    /// (hashed) only if a claim names them.
+    fn wants(&self, path: &Path) -> bool {
+        if self.mode == Mode::Full {
+            return true;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let base = name.strip_suffix(".gz").unwrap_or(&name);
+        self.audit.is_manifest(&name)
+            || base.ends_with(".json")
+            || base.ends_with(".jsonl")
+            || base.ends_with(".ndjson")
+    }
+
     /// Reads and scans one file on disk; `rel` is the path the report shows.
     pub fn scan_path(&self, path: &Path, rel: String) -> FileOutcome {
         match read::read_file(path, self.config.scan.max_file_bytes) {
             Ok(data) => {
+                self.cache.record(path, data.stamp, &data.sha256);
                 let name = path
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let findings =
-                    file::FileScanner::new(&self.rules, &self.key, &rel, &data.text).run(&name);
+                let transcript = transcript_len(path, &name);
+                let audit = FileAudit::new(&self.audit, &rel, transcript);
+                let (findings, claims) =
+                    file::FileScanner::new(&self.rules, &self.key, &rel, &data.text)
+                        .with_audit(Some(audit), self.mode == Mode::Full)
+                        .run(&name);
                 FileOutcome {
                     record: FileRecord {
                         path: rel,
@@ -125,6 +232,7 @@ impl Scanner {
                         error: false,
                     },
                     findings,
+                    claims,
                 }
             }
             Err(skip) => skipped(rel, skip),
@@ -132,7 +240,8 @@ impl Scanner {
     }
 
     /// Scans bytes that did not come from a file on disk (a git blob, a test); `rel`
-    /// names it in the report and picks the format.
+    /// names it in the report and picks the format. Claims on other files are returned
+    /// for the caller to verify against its own store.
     pub fn scan_blob(&self, rel: &str, raw: Vec<u8>) -> FileOutcome {
         use sha2::{Digest, Sha256};
         let sha256 = crate::hex::encode(&Sha256::digest(&raw));
@@ -154,7 +263,10 @@ impl Scanner {
         match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
             Ok((text, _gzip)) => {
                 let name = rel.rsplit('/').next().unwrap_or(rel);
-                let findings = file::FileScanner::new(&self.rules, &self.key, rel, &text).run(name);
+                let audit = FileAudit::new(&self.audit, rel, None);
+                let (findings, claims) = file::FileScanner::new(&self.rules, &self.key, rel, &text)
+                    .with_audit(Some(audit), self.mode == Mode::Full)
+                    .run(name);
                 FileOutcome {
                     record: FileRecord {
                         path: rel.to_string(),
@@ -165,6 +277,7 @@ impl Scanner {
                         error: false,
                     },
                     findings,
+                    claims,
                 }
             }
             Err(reason) => skipped(
@@ -179,6 +292,23 @@ impl Scanner {
     }
 }
 
+/// Entries in the `transcript.json` beside an evidence pack, which `turn_index` and
+/// `http_audit` are checked against.
+fn transcript_len(path: &Path, name: &str) -> Option<usize> {
+    if !name.starts_with("evidence_pack") {
+        return None;
+    }
+    let sibling = path.with_file_name("transcript.json");
+    let data = read::read_file(&sibling, 64 << 20).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&data.text).ok()?;
+    match &value {
+        serde_json::Value::Array(a) => Some(a.len()),
+        v => ["transcript", "turns", "messages"]
+            .iter()
+            .find_map(|k| v.get(k).and_then(|t| t.as_array()).map(Vec::len)),
+    }
+}
+
 fn skipped(rel: String, skip: Skipped) -> FileOutcome {
     FileOutcome {
         record: FileRecord {
@@ -190,5 +320,6 @@ fn skipped(rel: String, skip: Skipped) -> FileOutcome {
             reason: Some(skip.reason.to_string()),
         },
         findings: Vec::new(),
+        claims: Vec::new(),
     }
 }

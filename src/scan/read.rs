@@ -57,6 +57,8 @@ pub struct FileData {
     /// The text to scan: the file itself, or its inflated content for gzip.
     pub text: Vec<u8>,
     pub gzip: bool,
+    /// (device, inode, size, mtime) when read, for the hash cache.
+    pub stamp: crate::provenance::cache::Stamp,
 }
 
 /// A skip, with whatever was learned before deciding it.
@@ -103,6 +105,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
         return Err(skip(reason, bytes));
     }
     let sha256 = hex::encode(&Sha256::digest(&raw));
+    let stamp = crate::provenance::cache::Stamp::of(&meta);
     decode_bytes(raw, max_bytes)
         .map_err(|reason| Skipped {
             reason,
@@ -114,6 +117,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
             bytes,
             text,
             gzip,
+            stamp,
         })
 }
 
@@ -142,7 +146,7 @@ pub fn gunzip(raw: &[u8], limit: u64) -> Result<Vec<u8>, SkipReason> {
 }
 
 #[cfg(unix)]
-fn open_no_block(path: &Path) -> std::io::Result<File> {
+pub fn open_no_block(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     // O_NONBLOCK: a FIFO swapped in after listing must not hang the scan.
     // O_NOFOLLOW: a symlink swapped in must not lead out of the tree.
@@ -153,7 +157,7 @@ fn open_no_block(path: &Path) -> std::io::Result<File> {
 }
 
 #[cfg(not(unix))]
-fn open_no_block(path: &Path) -> std::io::Result<File> {
+pub fn open_no_block(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 

@@ -10,8 +10,16 @@ use ignore::{WalkBuilder, WalkState};
 use std::path::{Path, PathBuf};
 
 pub enum Entry {
-    File { path: PathBuf, rel: String },
-    Skip { rel: String, reason: SkipReason },
+    /// `root`: the folder the file was found under (a file argument's own folder).
+    File {
+        path: PathBuf,
+        rel: String,
+        root: PathBuf,
+    },
+    Skip {
+        rel: String,
+        reason: SkipReason,
+    },
 }
 
 /// `scan.exclude`, compiled. Globs ending in `/**` also prune the folder itself, so an
@@ -73,6 +81,12 @@ pub fn walk(
     let prefix_root = roots.len() > 1;
     for root in roots {
         let root_is_dir = root.is_dir();
+        let root_dir = if root_is_dir {
+            root.clone()
+        } else {
+            root.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        let root_dir = &root_dir;
         let walker = WalkBuilder::new(root)
             .standard_filters(false)
             .follow_links(false)
@@ -117,6 +131,7 @@ pub fn walk(
                     visit(Entry::File {
                         path: entry.path().to_path_buf(),
                         rel,
+                        root: root_dir.clone(),
                     });
                 } else if ft.is_symlink() {
                     visit(Entry::Skip {

@@ -19,10 +19,12 @@ impl Run {
     }
 }
 
-/// The binary, with its key file inside `home` so tests never touch the real one.
+/// The binary, with its key file and hash cache inside `home` so tests never touch the
+/// real ones.
 pub fn cmd(home: &Path) -> Command {
     let mut c = Command::cargo_bin("privacy-audit").expect("binary built");
     c.env("PRIVACY_AUDIT_KEY_FILE", home.join("key"))
+        .env("PRIVACY_AUDIT_CACHE_DIR", home.join("cache"))
         .env_remove("RUST_LOG")
         .env("NO_COLOR", "1");
     c

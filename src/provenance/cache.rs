@@ -1,0 +1,235 @@
+//! File hashes, computed at most once per run and remembered across runs.
+//!
+//! A hash is reused while the file's (device, inode, size, mtime) stamp is unchanged —
+//! AIDE's and git's index trade-off: a same-size rewrite within one mtime tick escapes
+//! it, which is why the daemon also hashes every file it scans for content. Files the
+//! scan already read are recorded as they are read, so verifying a manifest over them
+//! costs no second read.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Entries kept on disk at most; the least recently seen go first.
+const MAX_ENTRIES: usize = 1_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Stamp {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.size(),
+                mtime_ns: meta
+                    .mtime()
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(meta.mtime_nsec()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+            Stamp {
+                dev: 0,
+                ino: 0,
+                size: meta.len(),
+                mtime_ns,
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    path: PathBuf,
+    #[serde(flatten)]
+    stamp: Stamp,
+    sha256: String,
+    #[serde(skip)]
+    seen: bool,
+}
+
+/// How the run obtained its hashes; `--stats` prints them.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Files read only to hash them.
+    pub hashed_files: AtomicU64,
+    pub hashed_bytes: AtomicU64,
+    /// Hashes taken from files the scan read anyway.
+    pub from_scan: AtomicU64,
+    /// Hashes taken from the persisted cache.
+    pub from_cache: AtomicU64,
+}
+
+pub struct HashCache {
+    file: Option<PathBuf>,
+    entries: Mutex<HashMap<PathBuf, Entry>>,
+    pub stats: Stats,
+}
+
+impl HashCache {
+    /// An empty cache that persists nothing.
+    pub fn in_memory() -> HashCache {
+        HashCache {
+            file: None,
+            entries: Mutex::new(HashMap::new()),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Loads the cache at `file`; an unreadable or corrupt cache starts empty (it is
+    /// only an optimisation) with a warning.
+    pub fn open(file: PathBuf) -> HashCache {
+        let mut entries = HashMap::new();
+        match std::fs::read_to_string(&file) {
+            Ok(text) => {
+                for line in text.lines() {
+                    match serde_json::from_str::<Entry>(line) {
+                        Ok(e) => {
+                            entries.insert(e.path.clone(), e);
+                        }
+                        Err(_) => {
+                            tracing::warn!(cache = %file.display(), "hash cache is corrupt; starting empty");
+                            entries.clear();
+                            break;
+                        }
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(cache = %file.display(), error = %e, "hash cache unreadable; starting empty")
+            }
+        }
+        HashCache {
+            file: Some(file),
+            entries: Mutex::new(entries),
+            stats: Stats::default(),
+        }
+    }
+
+    /// `$PRIVACY_AUDIT_CACHE_DIR`, else `$XDG_CACHE_HOME/privacy-audit`, else `~/.cache/privacy-audit`.
+    pub fn default_file() -> Option<PathBuf> {
+        let dir = std::env::var_os("PRIVACY_AUDIT_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("XDG_CACHE_HOME")
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+                    .map(|p| p.join("privacy-audit"))
+            })
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/privacy-audit"))
+            })?;
+        Some(dir.join("hashes.jsonl"))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
+        // A panic elsewhere cannot leave an entry half-written: keep going with the data.
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the hash of a file the scan has just read.
+    pub fn record(&self, path: &Path, stamp: Stamp, sha256: &str) {
+        let key = absolute(path);
+        self.lock().insert(
+            key.clone(),
+            Entry {
+                path: key,
+                stamp,
+                sha256: sha256.to_string(),
+                seen: true,
+            },
+        );
+    }
+
+    /// The sha256 of `path`: this run's, the cache's if the stamp still holds, else read
+    /// (streaming) and remembered. `scanned` says the scan itself recorded it.
+    pub fn sha256(&self, path: &Path, file: std::fs::File) -> std::io::Result<String> {
+        let key = absolute(path);
+        let stamp = Stamp::of(&file.metadata()?);
+        if let Some(e) = self.lock().get_mut(&key)
+            && e.stamp == stamp
+        {
+            let counter = if e.seen {
+                &self.stats.from_scan
+            } else {
+                &self.stats.from_cache
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            e.seen = true;
+            return Ok(e.sha256.clone());
+        }
+        let sha256 = hash_reader(file, &self.stats)?;
+        self.record(path, stamp, &sha256);
+        Ok(sha256)
+    }
+
+    /// Writes the cache atomically: temp file, fsync, rename, fsync of the folder.
+    pub fn save(&self) -> std::io::Result<()> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let dir = file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut entries: Vec<Entry> = self.lock().values().cloned().collect();
+        if entries.len() > MAX_ENTRIES {
+            entries.sort_by_key(|e| !e.seen);
+            entries.truncate(MAX_ENTRIES);
+        }
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        {
+            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+            for e in &entries {
+                serde_json::to_writer(&mut w, e)?;
+                w.write_all(b"\n")?;
+            }
+            w.flush()?;
+        }
+        tmp.as_file().sync_all()?;
+        tmp.persist(file).map_err(|e| e.error)?;
+        std::fs::File::open(dir)?.sync_all()
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Streams `reader` through sha256 with a fixed buffer.
+pub fn hash_reader(mut reader: impl Read, stats: &Stats) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+    stats.hashed_files.fetch_add(1, Ordering::Relaxed);
+    stats.hashed_bytes.fetch_add(total, Ordering::Relaxed);
+    Ok(crate::hex::encode(&hasher.finalize()))
+}

@@ -1,0 +1,79 @@
+//! Is a written hash a real sha256? Malformed values (`sha256:` not followed by exactly
+//! 64 lower-case hex digits), placeholders (`abc123...`, all zeros, one repeated digit)
+//! and the digest of the empty file are told apart so each gets its own message.
+
+/// sha256 of zero bytes: a hash of "nothing" where content was expected.
+pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Valid,
+    Malformed,
+    Placeholder,
+    EmptyFile,
+}
+
+/// Judges a hash value as written, with or without the `sha256:` prefix.
+pub fn judge(value: &str) -> Verdict {
+    let hex = value.strip_prefix("sha256:").unwrap_or(value);
+    let lower = hex.to_ascii_lowercase();
+    if lower.contains("...") || lower.contains('…') || lower.contains('x') && lower.contains("xxxx")
+    {
+        return Verdict::Placeholder;
+    }
+    if hex.len() != 64 || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        // `abc123`, `def456` and friends are placeholders even when short.
+        if lower.starts_with("abc")
+            || lower.starts_with("def")
+            || lower.starts_with("ghi")
+            || lower.is_empty()
+        {
+            return Verdict::Placeholder;
+        }
+        return Verdict::Malformed;
+    }
+    let first = hex.as_bytes()[0];
+    if hex.bytes().all(|b| b == first) || hex == "0123456789abcdef".repeat(4) {
+        return Verdict::Placeholder;
+    }
+    if hex == EMPTY_SHA256 {
+        return Verdict::EmptyFile;
+    }
+    Verdict::Valid
+}
+
+/// The 64 hex digits of a valid value, for comparison.
+pub fn hex_of(value: &str) -> &str {
+    value.strip_prefix("sha256:").unwrap_or(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts() {
+        let good = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+        assert_eq!(judge(good), Verdict::Valid);
+        assert_eq!(judge(&format!("sha256:{good}")), Verdict::Valid);
+        assert_eq!(
+            judge(&format!("sha256:{}", good.to_uppercase())),
+            Verdict::Malformed
+        );
+        assert_eq!(judge("sha256:abc123..."), Verdict::Placeholder);
+        assert_eq!(judge("sha256:def456"), Verdict::Placeholder);
+        assert_eq!(
+            judge(&format!("sha256:{}", "0".repeat(64))),
+            Verdict::Placeholder
+        );
+        assert_eq!(
+            judge(&format!("sha256:{}", "7".repeat(64))),
+            Verdict::Placeholder
+        );
+        assert_eq!(
+            judge(&format!("sha256:{}", &good[..63])),
+            Verdict::Malformed
+        );
+        assert_eq!(judge(EMPTY_SHA256), Verdict::EmptyFile);
+    }
+}

@@ -1,0 +1,99 @@
+//! `sha256sum`-format manifests: `<hex>  path` (text mode) or `<hex> *path` (binary
+//! mode), `sha256:` prefixes tolerated, BSD `SHA256 (path) = <hex>` lines accepted,
+//! `#` comments and blank lines ignored. Lines that are none of these are reported.
+
+/// One manifest line that names a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// 1-based line in the manifest.
+    pub line: u32,
+    /// 1-based column of the hash.
+    pub column: u32,
+    /// The hash as written (without a `sha256:` prefix), lower-cased.
+    pub hash: String,
+    pub path: String,
+}
+
+/// A line that is not a manifest entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    pub line: u32,
+    pub message: &'static str,
+}
+
+pub fn parse(text: &str) -> (Vec<Entry>, Vec<BadLine>) {
+    let (mut entries, mut bad) = (Vec::new(), Vec::new());
+    for (i, raw) in text.lines().enumerate() {
+        let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let trimmed = raw.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let indent = raw.len() - trimmed.len();
+        match parse_line(trimmed) {
+            Some((hash_at, hash, path)) => entries.push(Entry {
+                line,
+                column: u32::try_from(indent + hash_at + 1).unwrap_or(u32::MAX),
+                hash: hash.to_ascii_lowercase(),
+                path: path.to_string(),
+            }),
+            None => bad.push(BadLine {
+                line,
+                message: "not a `<sha256>  <path>` manifest line",
+            }),
+        }
+    }
+    (entries, bad)
+}
+
+/// Returns (offset of the hash in the line, hash, path).
+fn parse_line(line: &str) -> Option<(usize, &str, &str)> {
+    if let Some(rest) = line.strip_prefix("SHA256 (") {
+        let (path, hash) = rest.rsplit_once(") = ")?;
+        let at = line.len() - hash.len();
+        return Some((at, hash.trim(), path));
+    }
+    // GNU sha256sum escapes names holding a backslash or newline with a leading `\`.
+    let line = line.strip_prefix('\\').unwrap_or(line);
+    let (hash_at, body) = match line.strip_prefix("sha256:") {
+        Some(b) => (7, b),
+        None => (0, line),
+    };
+    let split = body.find([' ', '\t'])?;
+    let (hash, rest) = body.split_at(split);
+    let path = rest
+        .strip_prefix(" *")
+        .or_else(|| rest.strip_prefix("  "))
+        .or_else(|| rest.strip_prefix(' '))
+        .or_else(|| rest.strip_prefix('\t'))?;
+    if hash.is_empty() || path.is_empty() {
+        return None;
+    }
+    Some((hash_at, hash, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_binary_prefixed_bsd_and_comments() {
+        let h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        let text = format!(
+            "# made by sha256sum\n{h}  a.json\n{h} *b.bin\nsha256:{h}  sub/c.jsonl.gz\n\nSHA256 (d e.txt) = {h}\ngarbage\n"
+        );
+        let (entries, bad) = parse(&text);
+        let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["a.json", "b.bin", "sub/c.jsonl.gz", "d e.txt"]);
+        assert!(entries.iter().all(|e| e.hash == h));
+        assert_eq!((entries[2].line, entries[2].column), (4, 8));
+        assert_eq!(entries[3].column, 20);
+        assert_eq!(
+            bad,
+            vec![BadLine {
+                line: 7,
+                message: "not a `<sha256>  <path>` manifest line"
+            }]
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! Provenance: every sha256 the data claims is checked.
+//!
+//! The file pipeline collects [`Claim`]s (manifest entries, hash fields bound to a file)
+//! while it reads; once the walk is over, [`Verifier`] resolves each claimed path from
+//! the folder of the file that names it (as `sha256sum -c` does), refuses paths that
+//! leave the dataset root, and compares hashes obtained through the [`cache::HashCache`]
+//! — so a file is hashed at most once per run, and not at all when unchanged since the
+//! last run.
+
+pub mod bind;
+pub mod cache;
+pub mod hygiene;
+pub mod manifest;
+
+use crate::finding::{Finding, Location};
+use crate::report::fingerprint::FingerprintKey;
+use crate::rules::RuleSet;
+use cache::HashCache;
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+/// "The file at `target` has sha256 `expected`", said at a place in a dataset file.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// Report path of the file that makes the claim.
+    pub claimant: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub pointer: Option<String>,
+    /// 64 lower-case hex digits.
+    pub expected: String,
+    /// The path as written.
+    pub target: String,
+    pub from_manifest: bool,
+}
+
+/// Where a claimant lives on disk: its folder and the scan root it may not leave.
+#[derive(Debug, Clone)]
+pub struct ClaimSite {
+    pub dir: PathBuf,
+    pub root: PathBuf,
+}
+
+/// A file the run saw, for `--strict` manifest completeness.
+pub struct SeenFile {
+    pub disk: PathBuf,
+    pub rel: String,
+}
+
+pub struct Verifier<'a> {
+    pub rules: &'a RuleSet,
+    pub key: &'a FingerprintKey,
+    pub cache: &'a HashCache,
+    pub strict: bool,
+}
+
+impl Verifier<'_> {
+    pub fn verify(&self, claims: &[(Claim, ClaimSite)], seen: &[SeenFile]) -> Vec<Finding> {
+        let mut out = Vec::new();
+        // Per manifest folder: the files its entries name, for --strict.
+        let mut listed: HashMap<PathBuf, HashSet<PathBuf>> = HashMap::new();
+        for (claim, site) in claims {
+            let resolved = normalize(&site.dir.join(&claim.target));
+            if claim.from_manifest {
+                listed
+                    .entry(site.dir.clone())
+                    .or_default()
+                    .insert(resolved.clone());
+            }
+            if !resolved.starts_with(normalize(&site.root)) {
+                self.emit(
+                    &mut out,
+                    "path_escape",
+                    claim,
+                    "names a path outside the dataset root; it was not read",
+                );
+                continue;
+            }
+            let file = match crate::scan::read::open_no_block(&resolved) {
+                Ok(f) => f,
+                Err(e) => {
+                    let why = if e.kind() == std::io::ErrorKind::NotFound {
+                        "names a file that does not exist".to_string()
+                    } else {
+                        format!("names a file that cannot be read ({})", e.kind())
+                    };
+                    self.emit(&mut out, "missing_file", claim, &why);
+                    continue;
+                }
+            };
+            if !file.metadata().is_ok_and(|m| m.is_file()) {
+                self.emit(
+                    &mut out,
+                    "missing_file",
+                    claim,
+                    "names something that is not a regular file",
+                );
+                continue;
+            }
+            match self.cache.sha256(&resolved, file) {
+                Ok(actual) if actual == claim.expected => {}
+                Ok(_) => self.emit(
+                    &mut out,
+                    "hash_mismatch",
+                    claim,
+                    "does not match the file it names",
+                ),
+                Err(e) => self.emit(
+                    &mut out,
+                    "missing_file",
+                    claim,
+                    &format!("file could not be read ({})", e.kind()),
+                ),
+            }
+        }
+        if self.strict {
+            self.unlisted(&listed, claims, seen, &mut out);
+        }
+        out
+    }
+
+    /// Files under a manifest's folder that no entry names (other manifests excepted).
+    fn unlisted(
+        &self,
+        listed: &HashMap<PathBuf, HashSet<PathBuf>>,
+        claims: &[(Claim, ClaimSite)],
+        seen: &[SeenFile],
+        out: &mut Vec<Finding>,
+    ) {
+        let manifests: HashSet<&str> = claims
+            .iter()
+            .filter(|(c, _)| c.from_manifest)
+            .map(|(c, _)| c.claimant.as_str())
+            .collect();
+        let Some(rule) = self.rules.check("unlisted_file") else {
+            return;
+        };
+        for (dir, names) in listed {
+            let manifest = claims
+                .iter()
+                .find(|(c, s)| c.from_manifest && &s.dir == dir)
+                .map(|(c, _)| c.claimant.clone())
+                .unwrap_or_default();
+            for f in seen {
+                let disk = normalize(&f.disk);
+                if disk.starts_with(normalize(dir))
+                    && !names.contains(&disk)
+                    && !manifests.contains(f.rel.as_str())
+                {
+                    out.push(Finding {
+                        rule_id: rule.id.clone(),
+                        category: rule.category,
+                        severity: rule.severity,
+                        location: Location {
+                            path: manifest.clone(),
+                            line: None,
+                            column: None,
+                            json_pointer: None,
+                        },
+                        excerpt: format!("not listed: {}", f.rel),
+                        fingerprint: self.key.fingerprint(&rule.id, f.rel.as_bytes()),
+                        message: rule.description.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn emit(&self, out: &mut Vec<Finding>, check: &str, claim: &Claim, what: &str) {
+        let Some(rule) = self.rules.check(check) else {
+            return;
+        };
+        let subject = if claim.from_manifest {
+            "manifest entry"
+        } else {
+            "hash"
+        };
+        let value = format!("{}\0{}", claim.target, claim.expected);
+        out.push(Finding {
+            rule_id: rule.id.clone(),
+            category: rule.category,
+            severity: rule.severity,
+            location: Location {
+                path: claim.claimant.clone(),
+                line: claim.line,
+                column: claim.column,
+                json_pointer: claim.pointer.clone(),
+            },
+            excerpt: format!("{subject} {what}"),
+            fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
+            message: rule.description.clone(),
+        });
+    }
+}
+
+/// Lexical normalisation (`a/./b/../c` → `a/c`) of an absolute path: resolution must
+/// not touch the disk before the root check, or `../../etc/passwd` would be read.
+pub fn normalize(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalization_cannot_be_tricked_by_dot_dot() {
+        let root = Path::new("/data/set");
+        let escaped = normalize(&root.join("runs/../../../etc/passwd"));
+        assert_eq!(escaped, PathBuf::from("/etc/passwd"));
+        assert!(!escaped.starts_with(root));
+        assert!(normalize(&root.join("./runs/../a.json")).starts_with(root));
+    }
+}

@@ -1,0 +1,234 @@
+//! Provenance and format auditing of one file, fed record by record by the file
+//! pipeline: seed-format validation, hash hygiene, text hashes checked on the spot, and
+//! file hashes turned into claims for the [`crate::provenance::Verifier`]. Manifests are
+//! parsed here too.
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::provenance::bind::{self, BindRule, Target};
+use crate::provenance::hygiene::{self, Verdict};
+use crate::provenance::manifest;
+use crate::schema::{self, Issue, SeedFormat};
+use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Records larger than this are scanned for privacy but not parsed into a tree.
+const MAX_AUDIT_RECORD: usize = 64 << 20;
+
+/// What auditing needs from the config, compiled once per run.
+pub struct AuditConfig {
+    binds: Vec<BindRule>,
+    manifests: GlobSet,
+    formats: Vec<(GlobMatcher, SeedFormat)>,
+}
+
+impl AuditConfig {
+    pub fn new(config: &Config) -> Result<AuditConfig> {
+        let binds = config
+            .provenance
+            .bind
+            .iter()
+            .map(|b| BindRule::new(&b.pointer, b.record_type.clone(), b.file.clone()))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(Error::Usage)?;
+        let mut manifests = GlobSetBuilder::new();
+        for g in &config.provenance.manifests {
+            manifests.add(
+                Glob::new(g)
+                    .map_err(|e| Error::Usage(format!("provenance.manifests `{g}`: {e}")))?,
+            );
+        }
+        let formats = config
+            .formats
+            .iter()
+            .map(|f| {
+                Glob::new(&f.glob)
+                    .map(|g| (g.compile_matcher(), f.format))
+                    .map_err(|e| Error::Usage(format!("formats `{}`: {e}", f.glob)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(AuditConfig {
+            binds,
+            manifests: manifests.build().map_err(|e| Error::Usage(e.to_string()))?,
+            formats,
+        })
+    }
+
+    /// Manifest globs match the file name.
+    pub fn is_manifest(&self, name: &str) -> bool {
+        self.manifests.is_match(name)
+    }
+
+    pub fn forced_format(&self, rel: &str) -> Option<SeedFormat> {
+        self.formats
+            .iter()
+            .find(|(g, _)| g.is_match(rel))
+            .map(|(_, f)| *f)
+    }
+}
+
+/// A problem found while auditing, placed by file offset (and pointer, inside JSON).
+pub struct Located {
+    pub check: &'static str,
+    pub offset: usize,
+    pub pointer: Option<String>,
+    pub message: String,
+}
+
+/// A file hash claim, placed by file offset; the pipeline adds line and column.
+pub struct PendingClaim {
+    pub offset: usize,
+    pub pointer: Option<String>,
+    pub expected: String,
+    pub target: String,
+    pub from_manifest: bool,
+}
+
+pub struct FileAudit<'a> {
+    cfg: &'a AuditConfig,
+    validator: schema::Validator,
+    records: usize,
+    pub problems: Vec<Located>,
+    pub claims: Vec<PendingClaim>,
+}
+
+impl<'a> FileAudit<'a> {
+    pub fn new(cfg: &'a AuditConfig, rel: &str, transcript_len: Option<usize>) -> FileAudit<'a> {
+        FileAudit {
+            cfg,
+            validator: schema::Validator::new(cfg.forced_format(rel), transcript_len),
+            records: 0,
+            problems: Vec::new(),
+            claims: Vec::new(),
+        }
+    }
+
+    pub fn is_manifest(&self, name: &str) -> bool {
+        self.cfg.is_manifest(name)
+    }
+
+    /// Audits one JSON record: `doc` sits at file offset `base`.
+    pub fn record(&mut self, doc: &[u8], base: usize) {
+        let index = self.records;
+        self.records += 1;
+        let known = self.validator.format.is_some_and(|f| f != SeedFormat::None);
+        let undecided = self.validator.format.is_none() && index == 0;
+        let has_hashes = memchr::memmem::find(doc, b"sha256").is_some()
+            || memchr::memmem::find(doc, b"_hash").is_some();
+        if !(known || undecided || has_hashes) || doc.len() > MAX_AUDIT_RECORD {
+            return;
+        }
+        // serde_json stops at 128 levels of nesting: such a record is left to the scanner.
+        let Ok(value) = serde_json::from_slice::<Value>(doc) else {
+            return;
+        };
+        let mut issues: Vec<Issue> = Vec::new();
+        self.validator.record(&value, index, &mut issues);
+        let (mut bindings, mut hashes) = (Vec::new(), Vec::new());
+        bind::extract(&value, &self.cfg.binds, &mut bindings, &mut hashes);
+        for h in &hashes {
+            let key = h.pointer.rsplit('/').next().unwrap_or("");
+            let meant_sha256 = h.value.starts_with("sha256:")
+                || key.contains("sha256")
+                || (bind::is_hash_key(key) && h.value.len() == 64);
+            if !meant_sha256 {
+                continue;
+            }
+            let check = match hygiene::judge(&h.value) {
+                Verdict::Valid => continue,
+                Verdict::Malformed => (
+                    "malformed_hash",
+                    "not `sha256:` followed by exactly 64 lower-case hex digits",
+                ),
+                Verdict::Placeholder => ("placeholder_hash", "a placeholder, not a computed hash"),
+                Verdict::EmptyFile => ("empty_file_hash", "the sha256 of zero bytes"),
+            };
+            issues.push(Issue::new(check.0, h.pointer.clone(), check.1));
+        }
+        for b in bindings {
+            if !matches!(hygiene::judge(&b.hash), Verdict::Valid | Verdict::EmptyFile) {
+                continue;
+            }
+            let expected = hygiene::hex_of(&b.hash).to_string();
+            match b.target {
+                Target::Text(text) => {
+                    if crate::hex::encode(&Sha256::digest(text.as_bytes())) != expected {
+                        issues.push(Issue::new(
+                            "text_hash_mismatch",
+                            b.pointer,
+                            "does not match the text it describes",
+                        ));
+                    }
+                }
+                Target::File(target) => self.claims.push(PendingClaim {
+                    offset: crate::formats::json::locate(doc, base, &b.pointer),
+                    pointer: Some(b.pointer),
+                    expected,
+                    target,
+                    from_manifest: false,
+                }),
+            }
+        }
+        for issue in issues {
+            self.problems.push(Located {
+                check: issue.check,
+                offset: crate::formats::json::locate(doc, base, &issue.pointer),
+                pointer: Some(issue.pointer),
+                message: issue.message,
+            });
+        }
+    }
+
+    /// File-level checks after the last record.
+    pub fn finish(&mut self) {
+        let mut issues = Vec::new();
+        self.validator.finish(&mut issues);
+        for issue in issues {
+            self.problems.push(Located {
+                check: issue.check,
+                offset: 0,
+                pointer: None,
+                message: issue.message,
+            });
+        }
+    }
+
+    /// Parses a `sha256sum` manifest into claims; `line_starts` maps line numbers to offsets.
+    pub fn manifest(&mut self, text: &[u8], line_start: impl Fn(u32) -> usize) {
+        let text = String::from_utf8_lossy(text);
+        let (entries, bad) = manifest::parse(&text);
+        for b in bad {
+            self.problems.push(Located {
+                check: "manifest_syntax",
+                offset: line_start(b.line),
+                pointer: None,
+                message: b.message.to_string(),
+            });
+        }
+        for e in entries {
+            let offset = line_start(e.line) + e.column as usize - 1;
+            match hygiene::judge(&e.hash) {
+                Verdict::Valid | Verdict::EmptyFile => self.claims.push(PendingClaim {
+                    offset,
+                    pointer: None,
+                    expected: e.hash,
+                    target: e.path,
+                    from_manifest: true,
+                }),
+                Verdict::Malformed => self.problems.push(Located {
+                    check: "malformed_hash",
+                    offset,
+                    pointer: None,
+                    message: "manifest hash is not 64 lower-case hex digits".into(),
+                }),
+                Verdict::Placeholder => self.problems.push(Located {
+                    check: "placeholder_hash",
+                    offset,
+                    pointer: None,
+                    message: "manifest hash is a placeholder".into(),
+                }),
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Evidence packs (harness contract v0.1): `findings` empty exactly when `pass` is true,
+//! `turn_index` 0-based and inside the transcript, `http_audit` aligned with the
+//! assistant turns, and the audit block the target calls for.
+
+use super::Issue;
+use serde_json::Value;
+
+const CHECK: &str = "evidence_pack";
+
+/// `transcript_len`: entries of the sibling `transcript.json`, when there is one.
+pub fn check(doc: &Value, transcript_len: Option<usize>, out: &mut Vec<Issue>) {
+    let inline = doc.get("transcript").and_then(Value::as_array);
+    let turns = inline.map(Vec::len).or(transcript_len);
+    let assistant_turns = inline.map(|t| {
+        t.iter()
+            .filter(|x| x.get("role").and_then(Value::as_str) == Some("assistant"))
+            .count()
+    });
+    let in_range = |v: &Value, ptr: String, out: &mut Vec<Issue>| match v.as_i64() {
+        Some(i) if i < 0 => out.push(Issue::new(
+            CHECK,
+            ptr,
+            "turn_index is 0-based: it cannot be negative",
+        )),
+        Some(i) => {
+            if let Some(n) = turns
+                && i as u64 >= n as u64
+            {
+                out.push(Issue::new(
+                    CHECK,
+                    ptr,
+                    format!("turn_index {i} is past the transcript's {n} entries"),
+                ));
+            }
+        }
+        None => out.push(Issue::new(CHECK, ptr, "turn_index must be an integer")),
+    };
+    let findings = doc.get("findings").and_then(Value::as_array);
+    match (doc.get("pass").and_then(Value::as_bool), findings) {
+        (Some(true), Some(f)) if !f.is_empty() => {
+            out.push(Issue::new(
+                CHECK,
+                "/findings",
+                "`pass` is true but `findings` is not empty",
+            ));
+        }
+        (Some(false), Some(f)) if f.is_empty() => {
+            out.push(Issue::new(
+                CHECK,
+                "/findings",
+                "`findings` is empty but `pass` is false",
+            ));
+        }
+        _ => {}
+    }
+    for (i, f) in findings.into_iter().flatten().enumerate() {
+        if let Some(t) = f.get("turn_index") {
+            in_range(t, format!("/findings/{i}/turn_index"), out);
+        }
+    }
+    if let Some(t) = doc.pointer("/mock_audit/turn_index") {
+        in_range(t, "/mock_audit/turn_index".into(), out);
+    }
+    match doc.get("http_audit") {
+        Some(Value::Array(audit)) => {
+            if let Some(n) = assistant_turns
+                && audit.len() != n
+            {
+                out.push(Issue::new(
+                    CHECK,
+                    "/http_audit",
+                    format!(
+                        "{} entries for {n} assistant turns: must be aligned",
+                        audit.len()
+                    ),
+                ));
+            }
+        }
+        Some(_) => out.push(Issue::new(
+            CHECK,
+            "/http_audit",
+            "must be a list aligned to assistant turns",
+        )),
+        None => {}
+    }
+    let target = doc.get("target").and_then(Value::as_str).unwrap_or("");
+    if target.contains("mock") && doc.get("mock_audit").is_none() {
+        out.push(Issue::new(
+            CHECK,
+            "",
+            "the mock target was used but `mock_audit` is missing",
+        ));
+    }
+    if target.contains("http") && doc.get("http_audit").is_none() {
+        out.push(Issue::new(
+            CHECK,
+            "",
+            "the HTTP target was used but `http_audit` is missing",
+        ));
+    }
+}

@@ -1,0 +1,272 @@
+//! EXAID run logs (`exaid-eval-schemas.md`), multi-record JSONL, often gzip: exactly one
+//! `run_meta`, first; records in type order; strictly increasing indices; deterministic
+//! ids `{case_id}-{variant_id}-{se|bd}-{index:03}`; `latest_summary_event_id` names an
+//! earlier event; `stoplists_provenance` only in `run_meta`. Single-record logs written
+//! before v1.3.0 are recognised and left alone.
+
+use super::Issue;
+use serde_json::Value;
+use std::collections::HashSet;
+
+pub const RECORD_TYPES: [&str; 4] = [
+    "run_meta",
+    "tokengate_flush",
+    "buffer_decision",
+    "summary_event",
+];
+const INDEX_FIELDS: [Option<&str>; 4] = [
+    None,
+    Some("flush_index"),
+    Some("decision_index"),
+    Some("event_index"),
+];
+const CHECK: &str = "exaid_run_log";
+const DUPLICATED: &str = "duplicated_provenance";
+const STOPLIST_HASHES: [&str; 3] = [
+    "stop_entities_hash",
+    "stop_cuis_hash",
+    "stoplist_df_report_hash",
+];
+/// Required in `run_meta` from v1.3.0 on (when `stoplists_provenance` arrived).
+const RUN_META_REQUIRED: [&str; 9] = [
+    "case_id",
+    "variant_id",
+    "mas_run_id",
+    "eval_run_id",
+    "history_k",
+    "concept_extractor",
+    "stoplists_provenance",
+    "timestamp_derivation",
+    "determinism",
+];
+
+#[derive(Default)]
+pub struct RunLog {
+    records: usize,
+    run_metas: usize,
+    last_rank: usize,
+    last_index: [Option<i64>; 4],
+    event_ids: HashSet<String>,
+    legacy: bool,
+}
+
+fn version(doc: &Value) -> Option<(u64, u64)> {
+    let v = doc.get("schema_version")?.as_str()?;
+    let mut parts = v.split('.').map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next().flatten().unwrap_or(0)))
+}
+
+impl RunLog {
+    pub fn record(&mut self, doc: &Value, index: usize, out: &mut Vec<Issue>) {
+        self.records += 1;
+        let Some(rt) = doc.get("record_type").and_then(Value::as_str) else {
+            if index == 0 && version(doc).is_some_and(|v| v < (1, 3)) {
+                self.legacy = true; // v1.2 and earlier: one record, no record_type
+            } else if !self.legacy {
+                out.push(Issue::new(CHECK, "", "record without `record_type`"));
+            }
+            return;
+        };
+        let Some(rank) = RECORD_TYPES.iter().position(|t| *t == rt) else {
+            out.push(Issue::new(CHECK, "/record_type", "unknown record type"));
+            return;
+        };
+        if rank == 0 {
+            self.run_metas += 1;
+            if self.run_metas > 1 {
+                out.push(Issue::new(
+                    CHECK,
+                    "/record_type",
+                    "a second `run_meta`: there must be exactly one",
+                ));
+            } else if index != 0 {
+                out.push(Issue::new(
+                    CHECK,
+                    "/record_type",
+                    "`run_meta` must be the first record",
+                ));
+            }
+            if version(doc).is_none_or(|v| v >= (1, 3)) {
+                for key in RUN_META_REQUIRED {
+                    if doc.get(key).is_none() {
+                        out.push(Issue::new(
+                            CHECK,
+                            "",
+                            format!("run_meta: required field `{key}` is missing"),
+                        ));
+                    }
+                }
+            }
+            self.check_stoplist_placement(doc, true, out);
+        } else {
+            if index == 0 {
+                out.push(Issue::new(
+                    CHECK,
+                    "/record_type",
+                    "the first record must be `run_meta`",
+                ));
+            }
+            self.check_stoplist_placement(doc, false, out);
+        }
+        if rank < self.last_rank {
+            out.push(Issue::new(
+                CHECK,
+                "/record_type",
+                format!(
+                    "`{rt}` after `{}`: records must be in type order",
+                    RECORD_TYPES[self.last_rank]
+                ),
+            ));
+        }
+        self.last_rank = self.last_rank.max(rank);
+        if let Some(field) = INDEX_FIELDS[rank] {
+            self.check_index(doc, rank, rt, field, out);
+        }
+    }
+
+    fn check_index(
+        &mut self,
+        doc: &Value,
+        rank: usize,
+        rt: &str,
+        field: &str,
+        out: &mut Vec<Issue>,
+    ) {
+        let ptr = format!("/{field}");
+        let Some(idx) = doc.get(field).and_then(Value::as_i64) else {
+            out.push(Issue::new(
+                CHECK,
+                ptr,
+                format!("`{rt}` needs an integer `{field}`"),
+            ));
+            return;
+        };
+        if let Some(prev) = self.last_index[rank]
+            && idx <= prev
+        {
+            out.push(Issue::new(
+                CHECK,
+                ptr.clone(),
+                format!("`{field}` {idx} after {prev}: must strictly increase"),
+            ));
+        }
+        self.last_index[rank] = Some(idx);
+        let (id_field, tag) = match rt {
+            "summary_event" => ("event_id", "se"),
+            "buffer_decision" => ("decision_id", "bd"),
+            _ => return,
+        };
+        let case = doc.get("case_id").and_then(Value::as_str).unwrap_or("");
+        let variant = doc.get("variant_id").and_then(Value::as_str).unwrap_or("");
+        let expected = format!("{case}-{variant}-{tag}-{idx:03}");
+        let id = doc.get(id_field).and_then(Value::as_str);
+        if id != Some(expected.as_str()) {
+            out.push(Issue::new(
+                CHECK,
+                format!("/{id_field}"),
+                format!("`{id_field}` must be the deterministic `{{case_id}}-{{variant_id}}-{tag}-{{index:03}}`"),
+            ));
+        }
+        if rt == "summary_event" {
+            match doc.get("latest_summary_event_id") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) if self.event_ids.contains(s) => {}
+                Some(_) => out.push(Issue::new(
+                    CHECK,
+                    "/latest_summary_event_id",
+                    "`latest_summary_event_id` must name an earlier summary event",
+                )),
+            }
+            if let Some(id) = id {
+                self.event_ids.insert(id.to_string());
+            }
+        }
+    }
+
+    /// Invariant 4: stoplist hashes live in `run_meta.stoplists_provenance` only.
+    fn check_stoplist_placement(&self, doc: &Value, is_meta: bool, out: &mut Vec<Issue>) {
+        let mut stack = vec![(doc, String::new())];
+        while let Some((v, ptr)) = stack.pop() {
+            let Value::Object(map) = v else { continue };
+            for (k, child) in map {
+                let here = format!("{ptr}/{k}");
+                let canonical = is_meta && here == "/stoplists_provenance";
+                if !canonical
+                    && (k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k.as_str()))
+                {
+                    out.push(Issue::new(
+                        DUPLICATED,
+                        here.clone(),
+                        "stoplist provenance outside its canonical place (`run_meta.stoplists_provenance`)",
+                    ));
+                }
+                if !canonical {
+                    stack.push((child, here));
+                }
+            }
+        }
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<Issue>) {
+        if self.records > 0 && self.run_metas == 0 && !self.legacy {
+            out.push(Issue::new(
+                CHECK,
+                "",
+                "no `run_meta` record: a run log has exactly one, first",
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta() -> Value {
+        json!({"record_type": "run_meta", "schema_version": "1.5.0", "case_id": "c", "variant_id": "V0",
+               "mas_run_id": "m", "eval_run_id": "e", "history_k": 3, "concept_extractor": {},
+               "stoplists_provenance": {"stop_entities_hash": "sha256:x"}, "timestamp_derivation": {}, "determinism": {}})
+    }
+
+    fn run(records: &[Value]) -> Vec<Issue> {
+        let mut log = RunLog::default();
+        let mut out = Vec::new();
+        for (i, r) in records.iter().enumerate() {
+            log.record(r, i, &mut out);
+        }
+        log.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn a_good_log_is_clean_and_breaks_are_found() {
+        let ev = |i: i64, latest: Value| {
+            json!({"record_type": "summary_event", "event_index": i,
+            "event_id": format!("c-V0-se-{i:03}"), "case_id": "c", "variant_id": "V0", "latest_summary_event_id": latest})
+        };
+        assert_eq!(
+            run(&[meta(), ev(0, Value::Null), ev(1, json!("c-V0-se-000"))]),
+            vec![]
+        );
+        let bad = run(&[ev(0, Value::Null), meta(), ev(0, json!("c-V0-se-009"))]);
+        let msgs: Vec<&str> = bad.iter().map(|i| i.pointer.as_str()).collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "/record_type",
+                "/record_type",
+                "/record_type",
+                "/event_index",
+                "/latest_summary_event_id"
+            ]
+        );
+        let legacy = run(&[json!({"schema_version": "1.2.0", "case_id": "c"})]);
+        assert_eq!(legacy, vec![]);
+        let dup = run(&[
+            meta(),
+            json!({"record_type": "tokengate_flush", "flush_index": 0, "stop_cuis_hash": "sha256:y"}),
+        ]);
+        assert_eq!(dup[0].check, DUPLICATED);
+    }
+}

@@ -1,0 +1,194 @@
+//! Seed formats: recognising each by content (or by `[[formats]]` globs) and checking
+//! each record against its format's rules. Validators return [`Issue`]s with the JSON
+//! Pointer of the offending value; the file pipeline turns them into findings.
+
+mod eval_case;
+mod eval_dataset;
+mod evidence_pack;
+pub mod exaid;
+mod qa_case;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One broken rule. `check` names the rule (see `rules/schema.toml`, `rules/provenance.toml`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    pub check: &'static str,
+    pub pointer: String,
+    pub message: String,
+}
+
+impl Issue {
+    pub fn new(
+        check: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Issue {
+        Issue {
+            check,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeedFormat {
+    EvalCaseV1,
+    QaCaseV1,
+    EvalDataset,
+    EvidencePack,
+    ExaidRunLog,
+    /// Recognise nothing: the file is scanned for privacy only.
+    None,
+}
+
+impl SeedFormat {
+    /// Recognises a record by the fields only its format has.
+    pub fn detect(doc: &Value) -> Option<SeedFormat> {
+        let has = |k: &str| doc.get(k).is_some();
+        if doc.get("spec").and_then(Value::as_str) == Some("eval-case-v1") {
+            return Some(SeedFormat::EvalCaseV1);
+        }
+        if let Some(t) = doc.get("record_type").and_then(Value::as_str)
+            && exaid::RECORD_TYPES.contains(&t)
+        {
+            return Some(SeedFormat::ExaidRunLog);
+        }
+        if doc.get("schema_name").and_then(Value::as_str) == Some("exaid.run") {
+            return Some(SeedFormat::ExaidRunLog);
+        }
+        if has("severity_expectation") && has("turns") && has("expected_behavior") {
+            return Some(SeedFormat::QaCaseV1);
+        }
+        if has("case_id") && has("scenario_id") && (has("agent_name") || has("phase")) {
+            return Some(SeedFormat::EvalDataset);
+        }
+        if has("mock_audit")
+            || has("http_audit")
+            || (has("pass") && has("findings") && has("category"))
+        {
+            return Some(SeedFormat::EvidencePack);
+        }
+        None
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedFormat::EvalCaseV1 => "eval-case v1",
+            SeedFormat::QaCaseV1 => "LLM QA case v1",
+            SeedFormat::EvalDataset => "eval dataset",
+            SeedFormat::EvidencePack => "evidence pack",
+            SeedFormat::ExaidRunLog => "EXAID run log",
+            SeedFormat::None => "none",
+        }
+    }
+}
+
+/// Per-file validation state: formats with file-level invariants keep it here.
+pub struct Validator {
+    pub format: Option<SeedFormat>,
+    forced: bool,
+    exaid: exaid::RunLog,
+    /// Entries in the sibling `transcript.json`, for evidence packs.
+    pub transcript_len: Option<usize>,
+}
+
+impl Validator {
+    pub fn new(forced: Option<SeedFormat>, transcript_len: Option<usize>) -> Validator {
+        Validator {
+            format: forced,
+            forced: forced.is_some(),
+            exaid: exaid::RunLog::default(),
+            transcript_len,
+        }
+    }
+
+    /// Checks one record (a document or a JSONL line). `record` counts from 0.
+    pub fn record(&mut self, doc: &Value, record: usize, out: &mut Vec<Issue>) {
+        if !self.forced && self.format.is_none() {
+            self.format = SeedFormat::detect(doc);
+        }
+        match self.format {
+            Some(SeedFormat::EvalCaseV1) => eval_case::check(doc, out),
+            Some(SeedFormat::QaCaseV1) => qa_case::check(doc, out),
+            Some(SeedFormat::EvalDataset) => eval_dataset::check(doc, out),
+            Some(SeedFormat::EvidencePack) => evidence_pack::check(doc, self.transcript_len, out),
+            Some(SeedFormat::ExaidRunLog) => self.exaid.record(doc, record, out),
+            Some(SeedFormat::None) | None => {}
+        }
+    }
+
+    /// File-level checks once every record was seen. Pointers here are `""` (line 1).
+    pub fn finish(&mut self, out: &mut Vec<Issue>) {
+        if self.format == Some(SeedFormat::ExaidRunLog) {
+            self.exaid.finish(out);
+        }
+    }
+}
+
+/// Shared helpers for the hand-written validators.
+pub(crate) fn require<'a>(
+    doc: &'a Value,
+    ptr: &str,
+    key: &str,
+    check: &'static str,
+    out: &mut Vec<Issue>,
+) -> Option<&'a Value> {
+    let v = doc.get(key);
+    if v.is_none() {
+        out.push(Issue::new(
+            check,
+            ptr,
+            format!("required field `{key}` is missing"),
+        ));
+    }
+    v
+}
+
+pub(crate) fn string_in(
+    v: Option<&Value>,
+    ptr: String,
+    allowed: &[&str],
+    check: &'static str,
+    out: &mut Vec<Issue>,
+) {
+    match v {
+        None => {}
+        Some(Value::String(s)) if allowed.contains(&s.as_str()) => {}
+        Some(_) => out.push(Issue::new(
+            check,
+            ptr,
+            format!("must be one of: {}", allowed.join(", ")),
+        )),
+    }
+}
+
+pub(crate) fn string_array(
+    v: Option<&Value>,
+    ptr: String,
+    check: &'static str,
+    out: &mut Vec<Issue>,
+) {
+    match v {
+        None => {}
+        Some(Value::Array(a)) => {
+            for (i, x) in a.iter().enumerate() {
+                if !x.is_string() {
+                    out.push(Issue::new(check, format!("{ptr}/{i}"), "must be a string"));
+                }
+            }
+        }
+        Some(_) => out.push(Issue::new(check, ptr, "must be an array of strings")),
+    }
+}
+
+pub(crate) fn is_string(v: Option<&Value>, ptr: String, check: &'static str, out: &mut Vec<Issue>) {
+    if let Some(x) = v
+        && !x.is_string()
+    {
+        out.push(Issue::new(check, ptr, "must be a string"));
+    }
+}
