@@ -207,9 +207,15 @@ impl Config {
             globset::Glob::new(&f.glob)
                 .map_err(|e| format!("formats: invalid glob `{}`: {e}", f.glob))?;
         }
-        for glob in self.scan.exclude.iter().chain(&self.provenance.manifests) {
-            globset::Glob::new(glob)
-                .map_err(|e| format!("scan.exclude: invalid glob `{glob}`: {e}"))?;
+        let globs = [
+            ("scan.exclude", &self.scan.exclude),
+            ("provenance.manifests", &self.provenance.manifests),
+        ];
+        for (key, list) in globs {
+            for glob in list {
+                globset::Glob::new(glob)
+                    .map_err(|e| format!("{key}: invalid glob `{glob}`: {e}"))?;
+            }
         }
         for d in self
             .privacy

@@ -50,7 +50,10 @@ pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
     for dir in &config.rules.dirs {
         let dir = config.resolve(dir);
         if !dir.is_dir() {
-            tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
+            // The default `rules` folder is optional; one a config names is expected.
+            if config.from_file {
+                tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
+            }
             continue;
         }
         let mut files: Vec<_> = std::fs::read_dir(&dir)

@@ -189,18 +189,18 @@ impl RunLog {
         while let Some((v, ptr)) = stack.pop() {
             let Value::Object(map) = v else { continue };
             for (k, child) in map {
-                let here = format!("{ptr}/{k}");
-                let canonical = is_meta && here == "/stoplists_provenance";
-                if !canonical
-                    && (k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k.as_str()))
-                {
+                let here = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                if is_meta && here == "/stoplists_provenance" {
+                    continue;
+                }
+                if k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k.as_str()) {
+                    // One finding per misplaced block, not one more per hash inside it.
                     out.push(Issue::new(
                         DUPLICATED,
-                        here.clone(),
+                        here,
                         "stoplist provenance outside its canonical place (`run_meta.stoplists_provenance`)",
                     ));
-                }
-                if !canonical {
+                } else {
                     stack.push((child, here));
                 }
             }
