@@ -94,10 +94,14 @@ pub struct FileAudit<'a> {
 }
 
 impl<'a> FileAudit<'a> {
-    pub fn new(cfg: &'a AuditConfig, rel: &str, transcript_len: Option<usize>) -> FileAudit<'a> {
+    pub fn new(
+        cfg: &'a AuditConfig,
+        rel: &str,
+        transcript: Option<schema::Transcript>,
+    ) -> FileAudit<'a> {
         FileAudit {
             cfg,
-            validator: schema::Validator::new(cfg.forced_format(rel), transcript_len),
+            validator: schema::Validator::new(cfg.forced_format(rel), transcript),
             records: 0,
             problems: Vec::new(),
             claims: Vec::new(),

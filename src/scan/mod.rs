@@ -216,7 +216,7 @@ impl Scanner {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let transcript = transcript_len(path, &name);
+                let transcript = sibling_transcript(path, &name);
                 let audit = FileAudit::new(&self.audit, &rel, transcript);
                 let (findings, claims) =
                     file::FileScanner::new(&self.rules, &self.key, &rel, &data.text)
@@ -292,21 +292,16 @@ impl Scanner {
     }
 }
 
-/// Entries in the `transcript.json` beside an evidence pack, which `turn_index` and
-/// `http_audit` are checked against.
-fn transcript_len(path: &Path, name: &str) -> Option<usize> {
+/// The `transcript.json` beside an evidence pack, which `turn_index` and `http_audit`
+/// are checked against.
+fn sibling_transcript(path: &Path, name: &str) -> Option<crate::schema::Transcript> {
     if !name.starts_with("evidence_pack") {
         return None;
     }
     let sibling = path.with_file_name("transcript.json");
     let data = read::read_file(&sibling, 64 << 20).ok()?;
     let value: serde_json::Value = serde_json::from_slice(&data.text).ok()?;
-    match &value {
-        serde_json::Value::Array(a) => Some(a.len()),
-        v => ["transcript", "turns", "messages"]
-            .iter()
-            .find_map(|k| v.get(k).and_then(|t| t.as_array()).map(Vec::len)),
-    }
+    crate::schema::Transcript::of(&value)
 }
 
 fn skipped(rel: String, skip: Skipped) -> FileOutcome {

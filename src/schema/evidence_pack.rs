@@ -2,20 +2,17 @@
 //! `turn_index` 0-based and inside the transcript, `http_audit` aligned with the
 //! assistant turns, and the audit block the target calls for.
 
-use super::Issue;
+use super::{Issue, Transcript};
 use serde_json::Value;
 
 const CHECK: &str = "evidence_pack";
 
-/// `transcript_len`: entries of the sibling `transcript.json`, when there is one.
-pub fn check(doc: &Value, transcript_len: Option<usize>, out: &mut Vec<Issue>) {
-    let inline = doc.get("transcript").and_then(Value::as_array);
-    let turns = inline.map(Vec::len).or(transcript_len);
-    let assistant_turns = inline.map(|t| {
-        t.iter()
-            .filter(|x| x.get("role").and_then(Value::as_str) == Some("assistant"))
-            .count()
-    });
+/// `sibling`: the `transcript.json` beside the pack, when there is one; a transcript
+/// inside the pack wins.
+pub fn check(doc: &Value, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
+    let transcript = doc.get("transcript").and_then(Transcript::of).or(sibling);
+    let turns = transcript.map(|t| t.entries);
+    let assistant_turns = transcript.map(|t| t.assistant);
     let in_range = |v: &Value, ptr: String, out: &mut Vec<Issue>| match v.as_i64() {
         Some(i) if i < 0 => out.push(Issue::new(
             CHECK,

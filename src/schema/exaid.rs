@@ -87,14 +87,16 @@ impl RunLog {
                 ));
             }
             if version(doc).is_none_or(|v| v >= (1, 3)) {
-                for key in RUN_META_REQUIRED {
-                    if doc.get(key).is_none() {
-                        out.push(Issue::new(
-                            CHECK,
-                            "",
-                            format!("run_meta: required field `{key}` is missing"),
-                        ));
-                    }
+                let missing: Vec<&str> = RUN_META_REQUIRED
+                    .into_iter()
+                    .filter(|k| doc.get(k).is_none())
+                    .collect();
+                if !missing.is_empty() {
+                    out.push(Issue::new(
+                        CHECK,
+                        "",
+                        format!("run_meta: required fields missing: {}", missing.join(", ")),
+                    ));
                 }
             }
             self.check_stoplist_placement(doc, true, out);
@@ -164,7 +166,7 @@ impl RunLog {
             out.push(Issue::new(
                 CHECK,
                 format!("/{id_field}"),
-                format!("`{id_field}` must be the deterministic `{{case_id}}-{{variant_id}}-{tag}-{{index:03}}`"),
+                format!("`{id_field}` must be the deterministic `{{case_id}}-{{variant_id}}-{tag}-{{index:03}}` (here `{expected}`)"),
             ));
         }
         if rt == "summary_event" {

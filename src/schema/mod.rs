@@ -87,22 +87,51 @@ impl SeedFormat {
     }
 }
 
+/// What an evidence pack is checked against: its transcript's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transcript {
+    /// Entries (user and assistant), which `turn_index` counts from 0.
+    pub entries: usize,
+    /// Assistant entries, which `http_audit` is aligned to.
+    pub assistant: usize,
+}
+
+impl Transcript {
+    /// A transcript is a list of `{role, content}` entries, bare or under `transcript`,
+    /// `turns` or `messages`.
+    pub fn of(doc: &Value) -> Option<Transcript> {
+        let list = match doc {
+            Value::Array(a) => a,
+            v => ["transcript", "turns", "messages"]
+                .iter()
+                .find_map(|k| v.get(k).and_then(Value::as_array))?,
+        };
+        Some(Transcript {
+            entries: list.len(),
+            assistant: list
+                .iter()
+                .filter(|x| x.get("role").and_then(Value::as_str) == Some("assistant"))
+                .count(),
+        })
+    }
+}
+
 /// Per-file validation state: formats with file-level invariants keep it here.
 pub struct Validator {
     pub format: Option<SeedFormat>,
     forced: bool,
     exaid: exaid::RunLog,
-    /// Entries in the sibling `transcript.json`, for evidence packs.
-    pub transcript_len: Option<usize>,
+    /// The sibling `transcript.json`, for evidence packs.
+    pub transcript: Option<Transcript>,
 }
 
 impl Validator {
-    pub fn new(forced: Option<SeedFormat>, transcript_len: Option<usize>) -> Validator {
+    pub fn new(forced: Option<SeedFormat>, transcript: Option<Transcript>) -> Validator {
         Validator {
             format: forced,
             forced: forced.is_some(),
             exaid: exaid::RunLog::default(),
-            transcript_len,
+            transcript,
         }
     }
 
@@ -115,7 +144,7 @@ impl Validator {
             Some(SeedFormat::EvalCaseV1) => eval_case::check(doc, out),
             Some(SeedFormat::QaCaseV1) => qa_case::check(doc, out),
             Some(SeedFormat::EvalDataset) => eval_dataset::check(doc, out),
-            Some(SeedFormat::EvidencePack) => evidence_pack::check(doc, self.transcript_len, out),
+            Some(SeedFormat::EvidencePack) => evidence_pack::check(doc, self.transcript, out),
             Some(SeedFormat::ExaidRunLog) => self.exaid.record(doc, record, out),
             Some(SeedFormat::None) | None => {}
         }
