@@ -50,9 +50,11 @@ def qa_case(i):
 def run_log(i):
     recs = [{"record_type": "run_meta", "schema_version": "1.5.0", "case_id": f"case-{i:08d}", "variant_id": "V0",
              "stoplists_provenance": {"stop_entities_hash": sha(i), "stop_cuis_hash": sha(i + 1)},
-             "concept_extractor": {"spacy_version": "3.7.4", "linker_kb_version": "2023AB"}}]
+             "concept_extractor": {"spacy_version": "3.7.4", "linker_kb_version": "2023AB"},
+             "mas_run_id": f"mas_{i:08x}", "eval_run_id": f"eval-V0-{i:08x}", "history_k": 3,
+             "timestamp_derivation": {"source": "t_emitted_ms"}, "determinism": {"gzip_mtime": 0}}]
     for k in range(200):
-        recs.append({"record_type": "summary_event", "event_index": k, "event_id": f"case-{i:08d}-V0-se-{k:03d}",
+        recs.append({"record_type": "summary_event", "case_id": f"case-{i:08d}", "variant_id": "V0", "event_index": k, "event_id": f"case-{i:08d}-V0-se-{k:03d}",
                      "summary_semantics_text": prose(80), "new_buffer_text_hash": sha(k), "llm_usage": {"model_id": "gpt-4o-mini"}})
     return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs).encode()
 

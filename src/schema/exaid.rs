@@ -48,6 +48,8 @@ pub struct RunLog {
     last_index: [Option<i64>; 4],
     event_ids: HashSet<String>,
     legacy: bool,
+    /// `run_meta`'s `case_id` and `variant_id`, for records that do not repeat them.
+    run_ids: (String, String),
 }
 
 fn version(doc: &Value) -> Option<(u64, u64)> {
@@ -73,6 +75,10 @@ impl RunLog {
         };
         if rank == 0 {
             self.run_metas += 1;
+            if self.run_metas == 1 {
+                let id = |k: &str| doc.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                self.run_ids = (id("case_id"), id("variant_id"));
+            }
             if self.run_metas > 1 {
                 out.push(Issue::new(
                     CHECK,
@@ -158,8 +164,14 @@ impl RunLog {
             "buffer_decision" => ("decision_id", "bd"),
             _ => return,
         };
-        let case = doc.get("case_id").and_then(Value::as_str).unwrap_or("");
-        let variant = doc.get("variant_id").and_then(Value::as_str).unwrap_or("");
+        let case = doc
+            .get("case_id")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.run_ids.0);
+        let variant = doc
+            .get("variant_id")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.run_ids.1);
         let expected = format!("{case}-{variant}-{tag}-{idx:03}");
         let id = doc.get(id_field).and_then(Value::as_str);
         if id != Some(expected.as_str()) {
@@ -270,5 +282,21 @@ mod tests {
             json!({"record_type": "tokengate_flush", "flush_index": 0, "stop_cuis_hash": "sha256:y"}),
         ]);
         assert_eq!(dup[0].check, DUPLICATED);
+    }
+
+    #[test]
+    fn ids_fall_back_to_run_meta_when_records_omit_them() {
+        let ev =
+            json!({"record_type": "summary_event", "event_index": 0, "event_id": "c-V0-se-000"});
+        assert_eq!(run(&[meta(), ev]), vec![]);
+        let wrong =
+            json!({"record_type": "summary_event", "event_index": 0, "event_id": "d-V0-se-000"});
+        let issues = run(&[meta(), wrong]);
+        assert_eq!(issues.len(), 1);
+        assert!(
+            issues[0].message.contains("`c-V0-se-000`"),
+            "{:?}",
+            issues[0]
+        );
     }
 }
