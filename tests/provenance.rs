@@ -396,3 +396,111 @@ fn ten_thousand_files_are_hashed_once_then_served_from_the_cache() {
         changed.stderr
     );
 }
+
+/// `verify SHA256SUMS` from inside the dataset: the root is the manifest's folder, and
+/// neither `..` nor a symbolic link leads out of it.
+#[cfg(unix)]
+#[test]
+fn no_way_out_of_the_root() {
+    let (home, outer) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let secret = b"outside the dataset\n";
+    write(outer.path(), "private/notes.txt", secret);
+    let dir = outer.path().join("dataset");
+    write(&dir, "inside.txt", "in\n");
+    std::os::unix::fs::symlink(outer.path().join("private"), dir.join("ext")).expect("symlink");
+    std::os::unix::fs::symlink("inside.txt", dir.join("latest.txt")).expect("symlink");
+    let s = sha(secret);
+    write(
+        &dir,
+        "SHA256SUMS",
+        format!(
+            "{s}  ../private/notes.txt\n{s}  ext/notes.txt\n{}  latest.txt\n",
+            sha(b"in\n")
+        ),
+    );
+    let out = cmd(home.path())
+        .current_dir(&dir)
+        .args(["verify", "--format", "json", "--no-progress", "SHA256SUMS"])
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        placed(&report),
+        vec![
+            at("SHA256SUMS", 1, None, "provenance.path_escape"),
+            at("SHA256SUMS", 2, None, "provenance.path_escape"),
+        ],
+        "a link to a file inside the root is followed, as sha256sum -c does"
+    );
+}
+
+#[test]
+fn nested_manifests_each_own_their_folder_under_strict() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    write(dir.path(), "top.txt", "top\n");
+    write(dir.path(), "sub/inner.txt", "inner\n");
+    write(dir.path(), "sub/stray.txt", "stray\n");
+    write(
+        dir.path(),
+        "SHA256SUMS",
+        format!("{}  top.txt\n", sha(b"top\n")),
+    );
+    write(
+        dir.path(),
+        "sub/SHA256SUMS",
+        format!("{}  inner.txt\n", sha(b"inner\n")),
+    );
+    let r = verify(home.path(), dir.path(), &["--strict"]);
+    let report = r.json();
+    assert_eq!(
+        placed(&report),
+        vec![at("sub/SHA256SUMS", 0, None, "provenance.unlisted_file")]
+    );
+    assert!(
+        report["findings"][0]["excerpt"]
+            .as_str()
+            .is_some_and(|e| e.ends_with("sub/stray.txt"))
+    );
+}
+
+/// A binary file is refused by the scanner but was read whole to decide that; its
+/// hash serves the manifest, so it is not read again.
+#[test]
+fn skipped_binary_files_are_not_read_twice() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let blob = [0u8, 159, 146, 150, 0, 1];
+    write(dir.path(), "weights.bin", blob);
+    write(
+        dir.path(),
+        "weights.bin.sha256",
+        format!("{}\n", sha(&blob)),
+    );
+    let r = scan_json(home.path(), dir.path(), &["--stats", "--no-cache"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("hashes: 0 files (0 bytes) read to hash, 1 reused from this run"),
+        "{}",
+        r.stderr
+    );
+    write(dir.path(), "weights.bin.sha256", format!("{}\n", sha(b"x")));
+    let r = scan_json(home.path(), dir.path(), &["--no-cache"]);
+    assert_eq!(
+        placed(&r.json()),
+        vec![at(
+            "weights.bin.sha256",
+            1,
+            None,
+            "provenance.hash_mismatch"
+        )]
+    );
+}

@@ -130,20 +130,25 @@ fn qa_case() -> Value {
 fn llm_qa_case_v1() {
     let dir = tempfile::tempdir().expect("t");
     let f = "qa.jsonl";
-    write(dir.path(), f, jsonl(&[qa_case(), qa_case()]));
+    let mut second = qa_case();
+    second["id"] = json!("GT-GROUND-0002");
+    write(dir.path(), f, jsonl(&[qa_case(), second]));
     assert_clean(dir.path());
 
     let mut a = qa_case();
     a["severity_expectation"] = json!("S5");
     a["turns"][1]["role"] = json!("bot");
     let mut b = qa_case();
+    b["id"] = json!("GT-GROUND-0003");
     if let Some(eb) = b["expected_behavior"].as_object_mut() {
         eb.remove("pass_criteria");
     }
     if let Some(src) = b["sources"][0].as_object_mut() {
         src.remove("text");
     }
-    write(dir.path(), f, jsonl(&[a, b]));
+    let mut c = qa_case();
+    c["id"] = json!("GT-GROUND-0002");
+    write(dir.path(), f, jsonl(&[a, b, c.clone(), c]));
     let (code, got) = scan(dir.path(), &[]);
     assert_eq!(code, 1);
     assert_eq!(
@@ -153,6 +158,7 @@ fn llm_qa_case_v1() {
             at(f, 1, "/turns/1/role", "schema.qa_case"),
             at(f, 2, "/expected_behavior", "schema.qa_case"),
             at(f, 2, "/sources/0", "schema.qa_case"),
+            at(f, 4, "/id", "schema.qa_case"),
         ]
     );
 }

@@ -110,20 +110,37 @@ pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonE
     }
 }
 
-/// File offset where the value at `pointer` starts in `doc` (at file offset `base`);
-/// the document start when the pointer is not found.
+/// File offsets of every value in one JSON document, by pointer: built with one
+/// tokenizer pass so a record with many findings is not re-read once per finding.
+pub struct Locator {
+    base: usize,
+    offsets: std::collections::HashMap<String, usize>,
+}
+
+impl Locator {
+    pub fn new(doc: &[u8], base: usize) -> Locator {
+        let mut unit = Unit {
+            value_starts: Some(Vec::new()),
+            ..Unit::default()
+        };
+        // A document that fails part-way still places the values before the failure.
+        let _ = tokenize(doc, base, &mut unit);
+        let mut offsets = std::collections::HashMap::new();
+        for (node, offset) in unit.value_starts.take().unwrap_or_default() {
+            offsets.entry(unit.paths.pointer(node)).or_insert(offset);
+        }
+        Locator { base, offsets }
+    }
+
+    /// Offset of the value at `pointer`; the document's start when it is not there.
+    pub fn at(&self, pointer: &str) -> usize {
+        self.offsets.get(pointer).copied().unwrap_or(self.base)
+    }
+}
+
+/// Offset of the value at `pointer` in `doc` (which starts at file offset `base`).
 pub fn locate(doc: &[u8], base: usize, pointer: &str) -> usize {
-    let mut unit = Unit {
-        value_starts: Some(Vec::new()),
-        ..Unit::default()
-    };
-    // A document that fails part-way still places the values before the failure.
-    let _ = tokenize(doc, base, &mut unit);
-    unit.value_starts
-        .unwrap_or_default()
-        .iter()
-        .find(|(node, _)| unit.paths.pointer(*node) == pointer)
-        .map_or(base, |&(_, offset)| offset)
+    Locator::new(doc, base).at(pointer)
 }
 
 struct Parser<'a> {

@@ -61,14 +61,48 @@ pub fn is_hash_key(key: &str) -> bool {
     key.ends_with("_hash") || key.ends_with("_sha256") || key == "sha256" || key == "hash"
 }
 
+/// A value that names a file rather than holding text or an identifier: it has a folder
+/// separator or a file extension that starts with a letter (`gpt-4.1` is a model).
 fn looks_like_path(s: &str) -> bool {
     !s.is_empty()
         && s.len() < 4096
-        && !s.contains("://")
+        && !is_url(s)
         && !s.contains(char::is_whitespace)
         && (s.contains('/')
-            || s.rsplit_once('.')
-                .is_some_and(|(_, ext)| (1..=8).contains(&ext.len())))
+            || s.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=8).contains(&ext.len())
+                    && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            }))
+}
+
+/// Remote content is not fetched: a URL binds nothing.
+fn is_url(s: &str) -> bool {
+    s.contains("://") || s.starts_with("data:")
+}
+
+/// A hash key that describes text (`text_hash`, `new_buffer_text_hash`), not a file.
+pub fn describes_text(hash_key: &str) -> bool {
+    hash_key
+        .strip_suffix("_hash")
+        .or_else(|| hash_key.strip_suffix("_sha256"))
+        .is_some_and(|base| is_text_key(base) && !is_file_key(base))
+}
+
+/// Keys whose value is the text a sibling hash describes (`text`, `new_buffer_text`).
+fn is_text_key(base: &str) -> bool {
+    base == "text"
+        || base == "content"
+        || base.ends_with("_text")
+        || base.starts_with("text_") && !is_file_key(base)
+}
+
+/// Keys whose value is a path whatever it looks like (`trace_file`, `stoplist_path`).
+fn is_file_key(base: &str) -> bool {
+    ["file", "path", "_file", "_path", "filename", "_filename"]
+        .iter()
+        .any(|suffix| base.ends_with(suffix))
 }
 
 fn escape(key: &str) -> String {
@@ -166,15 +200,6 @@ fn render(template: &str, doc: &Value) -> String {
 }
 
 fn sibling(map: &serde_json::Map<String, Value>, key: &str) -> Option<Target> {
-    // `text_hash` and friends describe text even when it happens to look like `v1.2`.
-    let is_text = key.contains("text") || key.starts_with("content");
-    let text_or_file = |s: &str| {
-        if !is_text && looks_like_path(s) {
-            Target::File(s.to_string())
-        } else {
-            Target::Text(s.to_string())
-        }
-    };
     if key == "sha256" || key == "hash" {
         for k in ["path", "file", "contentUrl"] {
             if let Some(Value::String(s)) = map.get(k) {
@@ -191,9 +216,17 @@ fn sibling(map: &serde_json::Map<String, Value>, key: &str) -> Option<Target> {
         format!("{base}_path"),
         format!("{base}_file"),
     ] {
-        if let Some(Value::String(s)) = map.get(&k) {
-            return Some(text_or_file(s));
+        let Some(Value::String(s)) = map.get(&k) else {
+            continue;
+        };
+        if is_file_key(&k) {
+            return (!s.is_empty() && !is_url(s)).then(|| Target::File(s.clone()));
         }
+        if is_text_key(&k) {
+            return Some(Target::Text(s.clone()));
+        }
+        // Anything else (`model`, `dataset`) binds only when it plainly names a file.
+        return looks_like_path(s).then(|| Target::File(s.clone()));
     }
     None
 }
@@ -209,6 +242,10 @@ mod tests {
             "record_type": "run_meta", "case_id": "c1",
             "trace_file": "traces/c1.json", "trace_file_hash": "sha256:aa",
             "summary": "hello", "summary_hash": "sha256:bb",
+            "text": "hello", "text_hash": "sha256:b1",
+            "model": "gpt-4.1", "model_hash": "sha256:b2",
+            "context_file": "ctx/a", "context_file_hash": "sha256:b3",
+            "source": "https://h/x.tar.gz", "source_sha256": "sha256:b4",
             "artifact": {"path": "x/y.bin", "sha256": "cc"},
             "remote": {"contentUrl": "https://h/x", "sha256": "dd"},
             "stoplists_provenance": {"stop_entities_hash": "sha256:ee"},
@@ -230,14 +267,15 @@ mod tests {
             got,
             vec![
                 ("/artifact/sha256", &Target::File("x/y.bin".into())),
+                ("/context_file_hash", &Target::File("ctx/a".into())),
                 (
                     "/stoplists_provenance/stop_entities_hash",
                     &Target::File("stop/c1.txt".into())
                 ),
-                ("/summary_hash", &Target::Text("hello".into())),
+                ("/text_hash", &Target::Text("hello".into())),
                 ("/trace_file_hash", &Target::File("traces/c1.json".into())),
             ]
         );
-        assert_eq!(h.len(), 6);
+        assert_eq!(h.len(), 10);
     }
 }

@@ -1,8 +1,8 @@
 //! File hashes, computed at most once per run and remembered across runs.
 //!
-//! A hash is reused while the file's (device, inode, size, mtime) stamp is unchanged —
-//! AIDE's and git's index trade-off: a same-size rewrite within one mtime tick escapes
-//! it, which is why the daemon also hashes every file it scans for content. Files the
+//! A hash is reused while the file's (device, inode, size, mtime, ctime) stamp is
+//! unchanged — git's index trade-off: a same-size rewrite within one timestamp tick
+//! escapes it, which is why the daemon also hashes every file it scans for content. Files the
 //! scan already read are recorded as they are read, so verifying a manifest over them
 //! costs no second read.
 
@@ -23,6 +23,10 @@ pub struct Stamp {
     pub ino: u64,
     pub size: u64,
     pub mtime_ns: i64,
+    /// ctime cannot be set by users (`touch -r` sets mtime only), so a same-size edit
+    /// with a restored mtime still changes the stamp.
+    #[serde(default)]
+    pub ctime_ns: i64,
 }
 
 impl Stamp {
@@ -38,6 +42,10 @@ impl Stamp {
                     .mtime()
                     .saturating_mul(1_000_000_000)
                     .saturating_add(meta.mtime_nsec()),
+                ctime_ns: meta
+                    .ctime()
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(meta.ctime_nsec()),
             }
         }
         #[cfg(not(unix))]
@@ -52,6 +60,7 @@ impl Stamp {
                 ino: 0,
                 size: meta.len(),
                 mtime_ns,
+                ctime_ns: 0,
             }
         }
     }
@@ -210,8 +219,9 @@ impl HashCache {
     }
 }
 
+/// Lexically normalised, like the verifier's paths: `a/../b` and `b` are one entry.
 fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    super::normalize(path)
 }
 
 /// Streams `reader` through sha256 with a fixed buffer.

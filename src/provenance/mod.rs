@@ -59,6 +59,7 @@ impl Verifier<'_> {
         let mut out = Vec::new();
         // Per manifest folder: the files its entries name, for --strict.
         let mut listed: HashMap<PathBuf, HashSet<PathBuf>> = HashMap::new();
+        let mut real_roots: HashMap<PathBuf, PathBuf> = HashMap::new();
         for (claim, site) in claims {
             let resolved = normalize(&site.dir.join(&claim.target));
             if claim.from_manifest {
@@ -67,7 +68,8 @@ impl Verifier<'_> {
                     .or_default()
                     .insert(resolved.clone());
             }
-            if !resolved.starts_with(normalize(&site.root)) {
+            let root = normalize(&site.root);
+            if !resolved.starts_with(&root) {
                 self.emit(
                     &mut out,
                     "path_escape",
@@ -76,14 +78,36 @@ impl Verifier<'_> {
                 );
                 continue;
             }
-            let file = match crate::scan::read::open_no_block(&resolved) {
-                Ok(f) => f,
+            // The text stays inside the root, but a symbolic link on the way may not:
+            // follow links as `sha256sum -c` does, then check where they led.
+            let real = match std::fs::canonicalize(&resolved) {
+                Ok(real) => real,
                 Err(e) => {
                     let why = if e.kind() == std::io::ErrorKind::NotFound {
                         "names a file that does not exist".to_string()
                     } else {
                         format!("names a file that cannot be read ({})", e.kind())
                     };
+                    self.emit(&mut out, "missing_file", claim, &why);
+                    continue;
+                }
+            };
+            let real_root = real_roots
+                .entry(root.clone())
+                .or_insert_with(|| std::fs::canonicalize(&root).unwrap_or(root));
+            if !real.starts_with(real_root) {
+                self.emit(
+                    &mut out,
+                    "path_escape",
+                    claim,
+                    "leads outside the dataset root through a symbolic link; it was not read",
+                );
+                continue;
+            }
+            let file = match crate::scan::read::open_no_block(&real) {
+                Ok(f) => f,
+                Err(e) => {
+                    let why = format!("names a file that cannot be read ({})", e.kind());
                     self.emit(&mut out, "missing_file", claim, &why);
                     continue;
                 }
@@ -97,6 +121,7 @@ impl Verifier<'_> {
                 );
                 continue;
             }
+            // Keyed by the path as the walk saw it, so the scan's own read is reused.
             match self.cache.sha256(&resolved, file) {
                 Ok(actual) if actual == claim.expected => {}
                 Ok(_) => self.emit(
@@ -119,7 +144,8 @@ impl Verifier<'_> {
         out
     }
 
-    /// Files under a manifest's folder that no entry names (other manifests excepted).
+    /// Files under a manifest's folder that no manifest names (manifests excepted).
+    /// With nested manifests a file belongs to the nearest one above it.
     fn unlisted(
         &self,
         listed: &HashMap<PathBuf, HashSet<PathBuf>>,
@@ -127,42 +153,48 @@ impl Verifier<'_> {
         seen: &[SeenFile],
         out: &mut Vec<Finding>,
     ) {
+        let Some(rule) = self.rules.check("unlisted_file") else {
+            return;
+        };
         let manifests: HashSet<&str> = claims
             .iter()
             .filter(|(c, _)| c.from_manifest)
             .map(|(c, _)| c.claimant.as_str())
             .collect();
-        let Some(rule) = self.rules.check("unlisted_file") else {
-            return;
-        };
-        for (dir, names) in listed {
-            let manifest = claims
-                .iter()
-                .find(|(c, s)| c.from_manifest && &s.dir == dir)
-                .map(|(c, _)| c.claimant.clone())
-                .unwrap_or_default();
-            for f in seen {
-                let disk = normalize(&f.disk);
-                if disk.starts_with(normalize(dir))
-                    && !names.contains(&disk)
-                    && !manifests.contains(f.rel.as_str())
-                {
-                    out.push(Finding {
-                        rule_id: rule.id.clone(),
-                        category: rule.category,
-                        severity: rule.severity,
-                        location: Location {
-                            path: manifest.clone(),
-                            line: None,
-                            column: None,
-                            json_pointer: None,
-                        },
-                        excerpt: format!("not listed: {}", f.rel),
-                        fingerprint: self.key.fingerprint(&rule.id, f.rel.as_bytes()),
-                        message: rule.description.clone(),
-                    });
-                }
+        let mut folders: Vec<(PathBuf, &str)> = Vec::new();
+        for (c, site) in claims.iter().filter(|(c, _)| c.from_manifest) {
+            let dir = normalize(&site.dir);
+            if !folders.iter().any(|(d, _)| *d == dir) {
+                folders.push((dir, c.claimant.as_str()));
             }
+        }
+        let names_any: HashSet<&PathBuf> = listed.values().flatten().collect();
+        for f in seen {
+            let disk = normalize(&f.disk);
+            if manifests.contains(f.rel.as_str()) || names_any.contains(&disk) {
+                continue;
+            }
+            let nearest = folders
+                .iter()
+                .filter(|(dir, _)| disk.starts_with(dir))
+                .max_by_key(|(dir, _)| dir.components().count());
+            let Some((_, manifest)) = nearest else {
+                continue;
+            };
+            out.push(Finding {
+                rule_id: rule.id.clone(),
+                category: rule.category,
+                severity: rule.severity,
+                location: Location {
+                    path: manifest.to_string(),
+                    line: None,
+                    column: None,
+                    json_pointer: None,
+                },
+                excerpt: format!("not listed: {}", f.rel),
+                fingerprint: self.key.fingerprint(&rule.id, f.rel.as_bytes()),
+                message: rule.description.clone(),
+            });
         }
     }
 
@@ -196,6 +228,11 @@ impl Verifier<'_> {
 /// Lexical normalisation (`a/./b/../c` → `a/c`) of an absolute path: resolution must
 /// not touch the disk before the root check, or `../../etc/passwd` would be read.
 pub fn normalize(path: &Path) -> PathBuf {
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for c in abs.components() {

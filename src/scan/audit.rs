@@ -5,6 +5,7 @@
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::formats::json::Locator;
 use crate::provenance::bind::{self, BindRule, Target};
 use crate::provenance::hygiene::{self, Verdict};
 use crate::provenance::manifest;
@@ -118,8 +119,9 @@ impl<'a> FileAudit<'a> {
         self.records += 1;
         let known = self.validator.format.is_some_and(|f| f != SeedFormat::None);
         let undecided = self.validator.format.is_none() && index == 0;
+        // `hash` also finds `_hash` keys and a bare `hash` key.
         let has_hashes = memchr::memmem::find(doc, b"sha256").is_some()
-            || memchr::memmem::find(doc, b"_hash").is_some();
+            || memchr::memmem::find(doc, b"hash").is_some();
         if !(known || undecided || has_hashes) || doc.len() > MAX_AUDIT_RECORD {
             return;
         }
@@ -129,6 +131,13 @@ impl<'a> FileAudit<'a> {
         };
         let mut issues: Vec<Issue> = Vec::new();
         self.validator.record(&value, index, &mut issues);
+        // Built on first use: most records have nothing to place.
+        let mut locator: Option<Locator> = None;
+        let mut place = |pointer: &str| {
+            locator
+                .get_or_insert_with(|| Locator::new(doc, base))
+                .at(pointer)
+        };
         let (mut bindings, mut hashes) = (Vec::new(), Vec::new());
         bind::extract(&value, &self.cfg.binds, &mut bindings, &mut hashes);
         for h in &hashes {
@@ -146,6 +155,8 @@ impl<'a> FileAudit<'a> {
                     "not `sha256:` followed by exactly 64 lower-case hex digits",
                 ),
                 Verdict::Placeholder => ("placeholder_hash", "a placeholder, not a computed hash"),
+                // An empty text buffer is legitimate; an empty file where data was meant is not.
+                Verdict::EmptyFile if bind::describes_text(key) => continue,
                 Verdict::EmptyFile => ("empty_file_hash", "the sha256 of zero bytes"),
             };
             issues.push(Issue::new(check.0, h.pointer.clone(), check.1));
@@ -166,7 +177,7 @@ impl<'a> FileAudit<'a> {
                     }
                 }
                 Target::File(target) => self.claims.push(PendingClaim {
-                    offset: crate::formats::json::locate(doc, base, &b.pointer),
+                    offset: place(&b.pointer),
                     pointer: Some(b.pointer),
                     expected,
                     target,
@@ -177,7 +188,7 @@ impl<'a> FileAudit<'a> {
         for issue in issues {
             self.problems.push(Located {
                 check: issue.check,
-                offset: crate::formats::json::locate(doc, base, &issue.pointer),
+                offset: place(&issue.pointer),
                 pointer: Some(issue.pointer),
                 message: issue.message,
             });
@@ -199,9 +210,9 @@ impl<'a> FileAudit<'a> {
     }
 
     /// Parses a `sha256sum` manifest into claims; `line_starts` maps line numbers to offsets.
-    pub fn manifest(&mut self, text: &[u8], line_start: impl Fn(u32) -> usize) {
+    pub fn manifest(&mut self, text: &[u8], name: &str, line_start: impl Fn(u32) -> usize) {
         let text = String::from_utf8_lossy(text);
-        let (entries, bad) = manifest::parse(&text);
+        let (entries, bad) = manifest::parse(&text, name);
         for b in bad {
             self.problems.push(Located {
                 check: "manifest_syntax",

@@ -99,7 +99,7 @@ impl<'a> FileScanner<'a> {
         if self.audit.as_ref().is_some_and(|a| a.is_manifest(name)) {
             let index = LineIndex::new(text);
             if let Some(a) = self.audit.as_mut() {
-                a.manifest(text, |line| index.line_start(line, text.len()));
+                a.manifest(text, name, |line| index.line_start(line, text.len()));
             }
             self.lines = Some(index);
             self.scan_text(0, text.len());

@@ -134,6 +134,7 @@ impl Scanner {
                         reason,
                         sha256: None,
                         bytes: 0,
+                        stamp: None,
                     };
                     Visited::Read(skipped(rel, skip), None)
                 }
@@ -235,7 +236,12 @@ impl Scanner {
                     claims,
                 }
             }
-            Err(skip) => skipped(rel, skip),
+            Err(skip) => {
+                if let (Some(stamp), Some(sha256)) = (skip.stamp, &skip.sha256) {
+                    self.cache.record(path, stamp, sha256);
+                }
+                skipped(rel, skip)
+            }
         }
     }
 
@@ -257,6 +263,7 @@ impl Scanner {
                     reason,
                     sha256: Some(sha256),
                     bytes,
+                    stamp: None,
                 },
             );
         }
@@ -286,6 +293,7 @@ impl Scanner {
                     reason,
                     sha256: Some(sha256),
                     bytes,
+                    stamp: None,
                 },
             ),
         }

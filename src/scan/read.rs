@@ -66,6 +66,9 @@ pub struct Skipped {
     pub reason: SkipReason,
     pub sha256: Option<String>,
     pub bytes: u64,
+    /// Set when the file was read whole (and hashed) before it was refused, so the
+    /// hash can serve provenance claims without a second read.
+    pub stamp: Option<crate::provenance::cache::Stamp>,
 }
 
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
@@ -73,6 +76,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
         reason,
         sha256: None,
         bytes,
+        stamp: None,
     };
     let file = open_no_block(path).map_err(|e| skip(SkipReason::Unreadable(e.to_string()), 0))?;
     let meta = file
@@ -111,6 +115,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
             reason,
             sha256: Some(sha256.clone()),
             bytes,
+            stamp: Some(stamp),
         })
         .map(|(text, gzip)| FileData {
             sha256,

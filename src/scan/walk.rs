@@ -84,7 +84,12 @@ pub fn walk(
         let root_dir = if root_is_dir {
             root.clone()
         } else {
-            root.parent().map(Path::to_path_buf).unwrap_or_default()
+            // `verify SHA256SUMS` has the parent `""`, which every path "starts with":
+            // the dataset root must be a real folder or nothing is outside it.
+            match root.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            }
         };
         let root_dir = &root_dir;
         let walker = WalkBuilder::new(root)

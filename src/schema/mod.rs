@@ -119,7 +119,10 @@ impl Transcript {
 /// Per-file validation state: formats with file-level invariants keep it here.
 pub struct Validator {
     pub format: Option<SeedFormat>,
-    forced: bool,
+    /// The format is decided by the first record; a later one cannot switch it.
+    decided: bool,
+    /// Record ids seen so far, for the formats whose ids are unique in a file.
+    ids: std::collections::HashSet<String>,
     exaid: exaid::RunLog,
     /// The sibling `transcript.json`, for evidence packs.
     pub transcript: Option<Transcript>,
@@ -129,7 +132,8 @@ impl Validator {
     pub fn new(forced: Option<SeedFormat>, transcript: Option<Transcript>) -> Validator {
         Validator {
             format: forced,
-            forced: forced.is_some(),
+            decided: forced.is_some(),
+            ids: std::collections::HashSet::new(),
             exaid: exaid::RunLog::default(),
             transcript,
         }
@@ -137,8 +141,25 @@ impl Validator {
 
     /// Checks one record (a document or a JSONL line). `record` counts from 0.
     pub fn record(&mut self, doc: &Value, record: usize, out: &mut Vec<Issue>) {
-        if !self.forced && self.format.is_none() {
+        if !self.decided {
             self.format = SeedFormat::detect(doc);
+            self.decided = true;
+        }
+        let unique_id = match self.format {
+            Some(SeedFormat::EvalCaseV1) => Some(("case_id", "eval_case_schema")),
+            Some(SeedFormat::QaCaseV1) => Some(("id", "qa_case_schema")),
+            Some(SeedFormat::EvalDataset) => Some(("case_id", "eval_dataset_schema")),
+            _ => None,
+        };
+        if let Some((key, check)) = unique_id
+            && let Some(id) = doc.get(key).and_then(Value::as_str)
+            && !self.ids.insert(id.to_string())
+        {
+            out.push(Issue::new(
+                check,
+                format!("/{key}"),
+                format!("duplicate `{key}`: an earlier record has the same one"),
+            ));
         }
         match self.format {
             Some(SeedFormat::EvalCaseV1) => eval_case::check(doc, out),
