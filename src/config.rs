@@ -21,6 +21,8 @@ pub struct Config {
     pub hook: HookConfig,
     /// Format overrides by path glob (`[[formats]]`).
     pub formats: Vec<FormatOverride>,
+    /// Findings accepted on purpose, each with its reason (`[[allow]]`).
+    pub allow: Vec<AllowEntry>,
     /// Folder relative paths in the config are resolved from; not a key.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -35,6 +37,8 @@ pub struct ScanConfig {
     pub exclude: Vec<String>,
     pub max_file_bytes: u64,
     pub fail_on: Severity,
+    /// Accepted findings (`privacy-audit baseline`); a missing file is an empty baseline.
+    pub baseline: PathBuf,
 }
 
 impl Default for ScanConfig {
@@ -43,6 +47,7 @@ impl Default for ScanConfig {
             exclude: vec!["**/.git/**".into(), "**/target/**".into()],
             max_file_bytes: 268_435_456,
             fail_on: Severity::Low,
+            baseline: PathBuf::from(".privacy-audit-baseline.json"),
         }
     }
 }
@@ -97,6 +102,20 @@ pub struct BindConfig {
     #[serde(default)]
     pub record_type: Option<String>,
     pub file: String,
+}
+
+/// `[[allow]]`: a finding accepted by fingerprint, or by rule within a path glob. The
+/// reason is mandatory and appears in every report that applies the entry.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowEntry {
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub rule: Option<String>,
+    pub reason: String,
 }
 
 /// `[[formats]]`: files matching `glob` (relative path) are read as `format`.
@@ -195,6 +214,28 @@ impl Config {
     fn validate(&self) -> std::result::Result<(), String> {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
+        }
+        for (i, a) in self.allow.iter().enumerate() {
+            let n = i + 1;
+            if a.reason.trim().is_empty() {
+                return Err(format!("allow #{n}: `reason` must say why"));
+            }
+            match (&a.fingerprint, &a.path, &a.rule) {
+                (Some(fp), None, None) => {
+                    if fp.len() != 64 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return Err(format!("allow #{n}: `fingerprint` must be 64 hex digits"));
+                    }
+                }
+                (None, Some(glob), Some(_)) => {
+                    globset::Glob::new(glob)
+                        .map_err(|e| format!("allow #{n}: invalid path glob `{glob}`: {e}"))?;
+                }
+                _ => {
+                    return Err(format!(
+                        "allow #{n}: give either `fingerprint`, or `path` and `rule`"
+                    ));
+                }
+            }
         }
         for b in &self.provenance.bind {
             crate::provenance::bind::BindRule::new(

@@ -26,6 +26,15 @@ pub enum Error {
 
     #[error("{0}")]
     Usage(String),
+
+    #[error("git: {0}")]
+    Git(String),
+}
+
+impl From<git2::Error> for Error {
+    fn from(e: git2::Error) -> Self {
+        Error::Git(e.message().to_string())
+    }
 }
 
 impl Error {

@@ -133,6 +133,9 @@ pub struct Finding {
     pub excerpt: String,
     pub fingerprint: Fingerprint,
     pub message: String,
+    /// The commit that added the blob, for findings from `scan-git` and pre-push.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 impl Finding {

@@ -10,6 +10,7 @@ pub mod detect;
 pub mod error;
 pub mod finding;
 pub mod formats;
+pub mod git;
 pub mod hex;
 pub mod provenance;
 pub mod report;

@@ -1,6 +1,8 @@
 //! Command-line parsing (clap) and the resolution of flags plus config into what each
 //! command runs with. Every user-facing error surfaces here as exit code 2.
 
+mod baseline_cmd;
+mod git_cmd;
 mod rules_cmd;
 mod scan_cmd;
 
@@ -54,6 +56,16 @@ pub enum Command {
     /// format as `scan`; only files that can hold hashes are read, and files they name
     /// are hashed (once, and not again while unchanged).
     Verify(ScanArgs),
+    /// Scan the blobs that a range of commits adds (pre-push, pre-receive, CI).
+    ScanGit(ScanGitArgs),
+    /// Install, remove or run the git hooks.
+    Hook {
+        #[command(subcommand)]
+        command: HookCommand,
+    },
+    /// Print today's findings as a baseline: `privacy-audit baseline . >
+    /// .privacy-audit-baseline.json`. Baselined findings no longer fail scans or hooks.
+    Baseline(BaselineArgs),
     /// List the rules or run their built-in examples.
     Rules {
         #[command(subcommand)]
@@ -90,6 +102,95 @@ pub struct ScanArgs {
     /// Print how hashes were obtained (read, reused, cached) on stderr.
     #[arg(long)]
     pub stats: bool,
+    #[command(flatten)]
+    pub accept: AcceptArgs,
+}
+
+/// Which accepted findings to honour.
+#[derive(Debug, Args)]
+pub struct AcceptArgs {
+    /// Baseline file (default: scan.baseline, `.privacy-audit-baseline.json`).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Ignore the baseline: report every finding.
+    #[arg(long, conflicts_with = "baseline")]
+    pub no_baseline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanGitArgs {
+    /// Commits to judge: `A..B` (what B adds over A) or one revision (all its history).
+    #[arg(
+        long,
+        value_name = "A..B",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub range: Option<String>,
+    /// Every commit reachable from any ref.
+    #[arg(long)]
+    pub all: bool,
+    /// The repository (default: the one around the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub accept: AcceptArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Write the hook into the repository's hooks folder (honours core.hooksPath). An
+    /// existing hook is kept as `<hook>.legacy` and still runs first.
+    Install {
+        #[arg(long, value_name = "DIR")]
+        repo: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "pre-commit")]
+        hook: crate::git::hook::HookKind,
+    },
+    /// Remove our hook and restore the one it replaced.
+    Uninstall {
+        #[arg(long, value_name = "DIR")]
+        repo: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "pre-commit")]
+        hook: crate::git::hook::HookKind,
+    },
+    /// What the hook runs: judge the staged content (default), or the pushed ranges
+    /// read from stdin (`--pre-push`, `--pre-receive`). Findings go to stderr.
+    Run(HookRunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookRunArgs {
+    /// Read git's pre-push stdin and judge the commits being pushed.
+    #[arg(long, conflicts_with = "pre_receive")]
+    pub pre_push: bool,
+    /// Read git's pre-receive stdin (server side) and judge the commits being received.
+    #[arg(long)]
+    pub pre_receive: bool,
+    /// Also write the report to stdout in this format.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// pre-push arguments from git: remote name and URL.
+    #[arg(value_name = "GIT_ARGS")]
+    pub git_args: Vec<String>,
+    #[command(flatten)]
+    pub accept: AcceptArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// Files and folders to scan.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Write the baseline to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -128,12 +229,44 @@ pub fn main() -> i32 {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<Exit> {
+    // The git doors read the repository's own config, so they load it themselves.
+    match &cli.command {
+        Command::ScanGit(args) => return git_cmd::scan_git(cli, args),
+        Command::Hook { command } => return git_cmd::hook(cli, command),
+        _ => {}
+    }
     let config = Config::discover(cli.config.as_deref())?;
     match &cli.command {
         Command::Scan(args) => scan_cmd::run(cli, config, args, Mode::Full),
         Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
         Command::Rules { command } => rules_cmd::run(config, command),
+        Command::Baseline(args) => baseline_cmd::run(cli, config, args),
+        Command::ScanGit(_) | Command::Hook { .. } => unreachable!("dispatched above"),
     }
+}
+
+/// Moves accepted findings (baseline, `[[allow]]`) out of the failing set.
+pub(crate) fn accept(
+    report: &mut crate::report::Report,
+    config: &Config,
+    key: &FingerprintKey,
+    args: &AcceptArgs,
+) -> anyhow::Result<()> {
+    let baseline = if args.no_baseline {
+        None
+    } else {
+        let path = args
+            .baseline
+            .clone()
+            .unwrap_or_else(|| config.resolve(&config.scan.baseline));
+        let loaded = crate::report::suppress::Baseline::load(&path)?;
+        if loaded.is_none() && args.baseline.is_some() {
+            anyhow::bail!("{}: baseline file not found", path.display());
+        }
+        loaded
+    };
+    crate::report::suppress::Acceptance::new(baseline.as_ref(), &config.allow, key)?.apply(report);
+    Ok(())
 }
 
 pub(crate) fn load_key(cli: &Cli) -> Result<FingerprintKey, Error> {

@@ -45,6 +45,8 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
     if args.stats {
         print_stats(&scanner.cache, &report);
     }
+    let mut report = report;
+    super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if to_terminal {
         Format::Human
@@ -52,18 +54,24 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
         Format::Json
     });
     let color = to_terminal && format == Format::Human && std::env::var_os("NO_COLOR").is_none();
-    write_report(&report, format, &scanner.rules, color, args)?;
+    write_report(
+        &report,
+        format,
+        &scanner.rules,
+        color,
+        args.output.as_deref(),
+    )?;
     Ok(exit_for(&report, fail_on))
 }
 
-fn write_report(
+pub(crate) fn write_report(
     report: &Report,
     format: Format,
     rules: &RuleSet,
     color: bool,
-    args: &ScanArgs,
+    output: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    match &args.output {
+    match output {
         Some(path) => {
             let mut f = std::io::BufWriter::new(
                 std::fs::File::create(path)

@@ -194,35 +194,47 @@ impl Verifier<'_> {
                 excerpt: format!("not listed: {}", f.rel),
                 fingerprint: self.key.fingerprint(&rule.id, f.rel.as_bytes()),
                 message: rule.description.clone(),
+                commit: None,
             });
         }
     }
 
     fn emit(&self, out: &mut Vec<Finding>, check: &str, claim: &Claim, what: &str) {
-        let Some(rule) = self.rules.check(check) else {
-            return;
-        };
-        let subject = if claim.from_manifest {
-            "manifest entry"
-        } else {
-            "hash"
-        };
-        let value = format!("{}\0{}", claim.target, claim.expected);
-        out.push(Finding {
-            rule_id: rule.id.clone(),
-            category: rule.category,
-            severity: rule.severity,
-            location: Location {
-                path: claim.claimant.clone(),
-                line: claim.line,
-                column: claim.column,
-                json_pointer: claim.pointer.clone(),
-            },
-            excerpt: format!("{subject} {what}"),
-            fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
-            message: rule.description.clone(),
-        });
+        out.extend(claim_finding(self.rules, self.key, check, claim, what));
     }
+}
+
+/// The finding for a claim that failed `check` (`None` when that rule is disabled).
+/// Shared with the git doors, which verify claims against the index or a commit.
+pub fn claim_finding(
+    rules: &RuleSet,
+    key: &FingerprintKey,
+    check: &str,
+    claim: &Claim,
+    what: &str,
+) -> Option<Finding> {
+    let rule = rules.check(check)?;
+    let subject = if claim.from_manifest {
+        "manifest entry"
+    } else {
+        "hash"
+    };
+    let value = format!("{}\0{}", claim.target, claim.expected);
+    Some(Finding {
+        rule_id: rule.id.clone(),
+        category: rule.category,
+        severity: rule.severity,
+        location: Location {
+            path: claim.claimant.clone(),
+            line: claim.line,
+            column: claim.column,
+            json_pointer: claim.pointer.clone(),
+        },
+        excerpt: format!("{subject} {what}"),
+        fingerprint: key.fingerprint(&rule.id, value.as_bytes()),
+        message: rule.description.clone(),
+        commit: None,
+    })
 }
 
 /// Lexical normalisation (`a/./b/../c` → `a/c`) of an absolute path: resolution must

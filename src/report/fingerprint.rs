@@ -82,6 +82,13 @@ impl FingerprintKey {
         })
     }
 
+    /// A public name for the key (the first 16 hex digits of a keyed hash of a fixed
+    /// label): baselines record it so a key mismatch is reported, not silently missed.
+    pub fn id(&self) -> String {
+        let full = self.fingerprint("privacy-audit.key-id", b"");
+        full.0.chars().take(16).collect()
+    }
+
     pub fn fingerprint(&self, rule_id: &str, value: &[u8]) -> Fingerprint {
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
             .expect("HMAC accepts keys of any length");

@@ -83,6 +83,26 @@ pub fn write(
             writeln!(out, "  {}  ({reason})", f.path)?;
         }
     }
+    let allowed: Vec<_> = report
+        .suppressed
+        .iter()
+        .filter(|x| x.by == "allow")
+        .collect();
+    if !allowed.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{}", paint.wrap("1", "allowed"))?;
+        for x in allowed {
+            let f = &x.finding;
+            writeln!(
+                out,
+                "  {}:{}  {}  because: {}",
+                f.location.path,
+                f.location.line.unwrap_or(0),
+                f.rule_id,
+                x.reason.as_deref().unwrap_or("")
+            )?;
+        }
+    }
     let s = &report.summary;
     let cats: Vec<String> = s
         .by_category
@@ -105,11 +125,21 @@ pub fn write(
         },
         s.duration_ms
     )?;
+    if s.baselined + s.allowed > 0 {
+        writeln!(
+            out,
+            "{} accepted: {} baselined, {} allowed (listed under `suppressed` in --format json)",
+            s.baselined + s.allowed,
+            s.baselined,
+            s.allowed
+        )?;
+    }
     if !report.findings.is_empty() {
         writeln!(
             out,
-            "A finding that is not a leak: add an `allow` pattern to its rule in a rules folder, \
-             or list the rule id in [rules] disable (privacy-audit.toml)."
+            "A finding that is not a leak: accept it with an [[allow]] entry (fingerprint or \
+             path + rule, with a reason) or `privacy-audit baseline`; tune a rule with its \
+             `allow` patterns."
         )?;
     }
     Ok(())

@@ -6,6 +6,7 @@ pub mod human;
 pub mod json;
 pub mod redact;
 pub mod sarif;
+pub mod suppress;
 pub mod time;
 
 use crate::finding::Finding;
@@ -57,6 +58,28 @@ pub struct Summary {
     pub findings: usize,
     pub by_category: BTreeMap<String, usize>,
     pub duration_ms: u64,
+    /// Findings accepted by the baseline; they do not fail the run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub baselined: usize,
+    /// Findings accepted by `[[allow]]` entries; they do not fail the run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub allowed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A finding the run accepted on purpose, with what accepted it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Suppressed {
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// `baseline` or `allow`.
+    pub by: &'static str,
+    /// The `[[allow]]` entry's reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,6 +91,9 @@ pub struct Report {
     pub finished_at: String,
     pub files: Vec<FileRecord>,
     pub findings: Vec<Finding>,
+    /// Accepted findings (baseline, `[[allow]]`), listed so nothing is hidden.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<Suppressed>,
     pub summary: Summary,
 }
 
@@ -97,6 +123,8 @@ impl Report {
             findings: findings.len(),
             by_category,
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            baselined: 0,
+            allowed: 0,
         };
         Report {
             schema: REPORT_SCHEMA,
@@ -106,8 +134,27 @@ impl Report {
             finished_at: time::rfc3339(started + duration),
             files,
             findings,
+            suppressed: Vec::new(),
             summary,
         }
+    }
+
+    /// Recomputes the finding counts after findings moved (suppression).
+    pub fn recount(&mut self) {
+        let mut by_category = BTreeMap::new();
+        for f in &self.findings {
+            *by_category
+                .entry(f.category.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+        self.summary.by_category = by_category;
+        self.summary.findings = self.findings.len();
+        self.summary.baselined = self
+            .suppressed
+            .iter()
+            .filter(|s| s.by == "baseline")
+            .count();
+        self.summary.allowed = self.suppressed.iter().filter(|s| s.by == "allow").count();
     }
 
     /// Files that could not be read: the scan is incomplete.

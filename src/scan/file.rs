@@ -294,6 +294,7 @@ impl<'a> FileScanner<'a> {
             excerpt: excerpt(unit, m, all, self.rules),
             fingerprint,
             message,
+            commit: None,
         });
     }
 
@@ -327,6 +328,7 @@ impl<'a> FileScanner<'a> {
             excerpt: what.to_string(),
             fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
             message: rule.description.clone(),
+            commit: None,
         });
     }
 }

@@ -91,6 +91,20 @@ impl Scanner {
         })
     }
 
+    pub fn key(&self) -> &FingerprintKey {
+        &self.key
+    }
+
+    /// Manifest names without wildcards (`SHA256SUMS`): ones that can be looked up.
+    pub fn literal_manifest_names(&self) -> impl Iterator<Item = &str> {
+        self.config
+            .provenance
+            .manifests
+            .iter()
+            .map(String::as_str)
+            .filter(|g| !g.contains(['*', '?', '[', '{', '/']))
+    }
+
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
@@ -249,6 +263,13 @@ impl Scanner {
     /// names it in the report and picks the format. Claims on other files are returned
     /// for the caller to verify against its own store.
     pub fn scan_blob(&self, rel: &str, raw: Vec<u8>) -> FileOutcome {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        self.scan_blob_as(rel, name, raw)
+    }
+
+    /// [`Scanner::scan_blob`] with the format chosen by `name` rather than by `rel`: a
+    /// symbolic link named `x.json` holds a path, which is text.
+    pub fn scan_blob_as(&self, rel: &str, name: &str, raw: Vec<u8>) -> FileOutcome {
         use sha2::{Digest, Sha256};
         let sha256 = crate::hex::encode(&Sha256::digest(&raw));
         let bytes = raw.len() as u64;
@@ -269,7 +290,6 @@ impl Scanner {
         }
         match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
             Ok((text, _gzip)) => {
-                let name = rel.rsplit('/').next().unwrap_or(rel);
                 let audit = FileAudit::new(&self.audit, rel, None);
                 let (findings, claims) = file::FileScanner::new(&self.rules, &self.key, rel, &text)
                     .with_audit(Some(audit), self.mode == Mode::Full)

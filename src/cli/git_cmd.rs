@@ -1,0 +1,170 @@
+//! `privacy-audit scan-git`, `hook install|uninstall|run`.
+
+use super::{Cli, Exit, HookCommand, HookRunArgs, ScanGitArgs};
+use crate::config::{Config, LOCAL_CONFIG_NAME};
+use crate::git::changes::{self, Range};
+use crate::git::hook::{self, Installed, Uninstalled};
+use crate::git::{self as gitdoor, GitScan};
+use crate::report::{Format, Report};
+use crate::rules::RuleSet;
+use crate::scan::Scanner;
+use anyhow::Context;
+use git2::Repository;
+use std::io::{IsTerminal, Read};
+
+/// `--config`, else the repository's own `privacy-audit.toml`, else the defaults with
+/// paths relative to the worktree.
+fn repo_config(cli: &Cli, repo: &Repository) -> anyhow::Result<Config> {
+    if let Some(path) = &cli.config {
+        return Ok(Config::load(path)?);
+    }
+    let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
+    let local = root.join(LOCAL_CONFIG_NAME);
+    if local.is_file() {
+        return Ok(Config::load(&local)?);
+    }
+    Ok(Config {
+        base_dir: root,
+        ..Config::default()
+    })
+}
+
+fn scanner(cli: &Cli, repo: &Repository) -> anyhow::Result<Scanner> {
+    let config = repo_config(cli, repo)?;
+    let rules = RuleSet::load(&config)?;
+    let key = super::load_key(cli)?;
+    Ok(Scanner::new(config, rules, key)?)
+}
+
+pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
+    let repo = gitdoor::open(Some(
+        args.repo.as_deref().unwrap_or(std::path::Path::new(".")),
+    ))?;
+    let scanner = scanner(cli, &repo)?;
+    let range = match &args.range {
+        Some(spec) => Range::Spec(spec),
+        None => Range::All,
+    };
+    let commits = changes::commits(&repo, &range)?;
+    let mut report = GitScan {
+        scanner: &scanner,
+        repo: &repo,
+    }
+    .commits(&commits)?;
+    super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(if to_terminal {
+        Format::Human
+    } else {
+        Format::Json
+    });
+    let color = to_terminal && format == Format::Human && std::env::var_os("NO_COLOR").is_none();
+    super::scan_cmd::write_report(
+        &report,
+        format,
+        &scanner.rules,
+        color,
+        args.output.as_deref(),
+    )?;
+    let fail_on = args.fail_on.unwrap_or(scanner.config.scan.fail_on);
+    Ok(super::scan_cmd::exit_for(&report, fail_on))
+}
+
+pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
+    match command {
+        HookCommand::Install { repo, hook: kind } => {
+            let repo = gitdoor::open(Some(repo.as_deref().unwrap_or(std::path::Path::new("."))))?;
+            let exe = std::env::current_exe()
+                .and_then(std::fs::canonicalize)
+                .context("cannot tell where this binary is")?;
+            match hook::install(&repo, *kind, &exe)? {
+                Installed::Fresh(p) => eprintln!("privacy-audit: installed {}", p.display()),
+                Installed::Chained { hook, legacy } => eprintln!(
+                    "privacy-audit: installed {}; the hook that was there is kept as {} and runs first",
+                    hook.display(),
+                    legacy.display()
+                ),
+                Installed::AlreadyInstalled(p) => {
+                    eprintln!("privacy-audit: already installed at {}", p.display())
+                }
+            }
+            Ok(Exit::Clean)
+        }
+        HookCommand::Uninstall { repo, hook: kind } => {
+            let repo = gitdoor::open(Some(repo.as_deref().unwrap_or(std::path::Path::new("."))))?;
+            match hook::uninstall(&repo, *kind)? {
+                Uninstalled::Removed(p) => eprintln!("privacy-audit: removed {}", p.display()),
+                Uninstalled::Restored(p) => eprintln!(
+                    "privacy-audit: removed ours; the previous hook is back at {}",
+                    p.display()
+                ),
+                Uninstalled::NotOurs(p) => {
+                    eprintln!("privacy-audit: {} is not ours; left alone", p.display())
+                }
+                Uninstalled::NotInstalled(p) => {
+                    eprintln!("privacy-audit: nothing installed at {}", p.display())
+                }
+            }
+            Ok(Exit::Clean)
+        }
+        HookCommand::Run(args) => hook_run(cli, args),
+    }
+}
+
+fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
+    let repo = gitdoor::open(None)?;
+    let scanner = scanner(cli, &repo)?;
+    let door = GitScan {
+        scanner: &scanner,
+        repo: &repo,
+    };
+    let what = if args.pre_push || args.pre_receive {
+        let mut stdin = String::new();
+        std::io::stdin()
+            .read_to_string(&mut stdin)
+            .context("cannot read the refs git sends on stdin")?;
+        let ranges = if args.pre_push {
+            let remote = args.git_args.first().map_or("origin", String::as_str);
+            changes::pre_push_ranges(&stdin, remote)?
+        } else {
+            changes::pre_receive_ranges(&stdin)?
+        };
+        let mut commits = Vec::new();
+        for r in &ranges {
+            for c in changes::commits(&repo, r)? {
+                if !commits.contains(&c) {
+                    commits.push(c);
+                }
+            }
+        }
+        (
+            door.commits(&commits)?,
+            if args.pre_push { "push" } else { "update" },
+        )
+    } else {
+        (door.staged()?, "commit")
+    };
+    let (mut report, action) = what;
+    super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
+    if let Some(format) = args.format {
+        super::scan_cmd::write_report(&report, format, &scanner.rules, false, None)?;
+    }
+    let exit = super::scan_cmd::exit_for(&report, scanner.config.hook.fail_on);
+    if exit == Exit::Findings {
+        explain_block(&report, &scanner.rules, action)?;
+    }
+    Ok(exit)
+}
+
+/// The block git shows the person whose commit or push was refused.
+fn explain_block(report: &Report, rules: &RuleSet, action: &str) -> anyhow::Result<()> {
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut err = std::io::stderr().lock();
+    crate::report::render(report, Format::Human, rules, color, &mut err)?;
+    eprintln!(
+        "\nprivacy-audit: this {action} is blocked. Fix each finding above, or accept it on purpose:\n  \
+         - an [[allow]] entry in privacy-audit.toml (fingerprint, or path + rule) with a reason\n  \
+         - `privacy-audit baseline . > .privacy-audit-baseline.json` to accept every current finding"
+    );
+    Ok(())
+}

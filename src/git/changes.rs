@@ -1,0 +1,240 @@
+//! Which blobs a git event adds: the staged index (pre-commit), the commits of a range
+//! (`scan-git`, pre-push, pre-receive). Deleted paths and submodules are never blobs to
+//! scan; each blob is listed once, under the first path and commit that carried it.
+
+use crate::error::{Error, Result};
+use git2::{Delta, DiffOptions, FileMode, Oid, Repository, Sort, Tree};
+use std::collections::HashSet;
+
+/// One blob to judge.
+#[derive(Debug, Clone)]
+pub struct BlobRef {
+    /// Repository-relative, `/`-separated.
+    pub path: String,
+    pub oid: Oid,
+    /// The content of a symbolic link blob is its target path.
+    pub is_link: bool,
+    /// The commit that added it (`None` for the index).
+    pub commit: Option<Oid>,
+}
+
+fn head_tree(repo: &Repository) -> Result<Option<Tree<'_>>> {
+    match repo.head() {
+        Ok(head) => Ok(Some(head.peel_to_tree()?)),
+        // An initial commit: nothing is committed yet, everything staged is new.
+        Err(e)
+            if matches!(
+                e.code(),
+                git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn wanted(status: Delta, mode: FileMode) -> bool {
+    matches!(
+        status,
+        Delta::Added | Delta::Modified | Delta::Renamed | Delta::Copied | Delta::Typechange
+    ) && matches!(
+        mode,
+        FileMode::Blob | FileMode::BlobExecutable | FileMode::BlobGroupWritable | FileMode::Link
+    )
+}
+
+fn path_of(file: &git2::DiffFile<'_>) -> Option<String> {
+    file.path().map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+/// What the index adds relative to `HEAD`. The index is the one git points the hook at
+/// (`GIT_INDEX_FILE` under `git commit -a` / `git commit <path>`), so a file edited
+/// again after `git add` is judged by its staged version. A merge in progress is judged
+/// by what it stages.
+pub fn staged(repo: &Repository) -> Result<Vec<BlobRef>> {
+    let index = repo.index()?;
+    let tree = head_tree(repo)?;
+    let mut opts = DiffOptions::new();
+    opts.include_typechange(true).ignore_submodules(true);
+    let diff = repo.diff_tree_to_index(tree.as_ref(), Some(&index), Some(&mut opts))?;
+    let mut out = Vec::new();
+    for delta in diff.deltas() {
+        let new = delta.new_file();
+        if !wanted(delta.status(), new.mode()) {
+            continue;
+        }
+        if let Some(path) = path_of(&new) {
+            out.push(BlobRef {
+                path,
+                oid: new.id(),
+                is_link: new.mode() == FileMode::Link,
+                commit: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The commits to judge, oldest first.
+pub enum Range<'a> {
+    /// `A..B` (or a single revision: everything reachable from it).
+    Spec(&'a str),
+    /// Every commit reachable from any ref.
+    All,
+    /// Reachable from `include`, minus what is reachable from `exclude` commits and from
+    /// the refs matching `exclude_globs` (pre-push and pre-receive).
+    Push {
+        include: Oid,
+        exclude: Vec<Oid>,
+        exclude_globs: Vec<String>,
+    },
+}
+
+pub fn commits(repo: &Repository, range: &Range<'_>) -> Result<Vec<Oid>> {
+    let mut walk = repo.revwalk()?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)?;
+    match range {
+        Range::Spec(spec) if spec.contains("..") => walk
+            .push_range(spec)
+            .map_err(|e| Error::Usage(format!("range `{spec}`: {}", e.message())))?,
+        Range::Spec(spec) => {
+            let obj = repo
+                .revparse_single(spec)
+                .map_err(|e| Error::Usage(format!("revision `{spec}`: {}", e.message())))?;
+            walk.push(obj.peel_to_commit()?.id())?;
+        }
+        Range::All => {
+            walk.push_glob("*")?;
+            if repo.head().is_ok() {
+                walk.push_head()?;
+            }
+        }
+        Range::Push {
+            include,
+            exclude,
+            exclude_globs,
+        } => {
+            walk.push(*include)?;
+            for oid in exclude {
+                // A remote tip we do not have (someone else pushed) cannot be hidden;
+                // the remote-tracking refs still bound the walk.
+                if repo.find_commit(*oid).is_ok() {
+                    walk.hide(*oid)?;
+                }
+            }
+            for glob in exclude_globs {
+                walk.hide_glob(glob)?;
+            }
+        }
+    }
+    Ok(walk.collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// The blobs the commits add: each commit against its first parent (the empty tree for
+/// a root commit). A merge adds only what none of its parents had — its conflict
+/// resolutions — since the merged commits are judged on their own.
+pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
+    let mut seen: HashSet<Oid> = HashSet::new();
+    let mut out = Vec::new();
+    let mut opts = DiffOptions::new();
+    opts.include_typechange(true).ignore_submodules(true);
+    for &id in commits {
+        let commit = repo.find_commit(id)?;
+        let tree = commit.tree()?;
+        let parents: Vec<Tree<'_>> = commit
+            .parents()
+            .map(|p| p.tree())
+            .collect::<std::result::Result<_, _>>()?;
+        let diff = repo.diff_tree_to_tree(parents.first(), Some(&tree), Some(&mut opts))?;
+        for delta in diff.deltas() {
+            let new = delta.new_file();
+            if !wanted(delta.status(), new.mode()) || seen.contains(&new.id()) {
+                continue;
+            }
+            let Some(path) = path_of(&new) else { continue };
+            let in_other_parent = parents.iter().skip(1).any(|p| {
+                p.get_path(std::path::Path::new(&path))
+                    .is_ok_and(|e| e.id() == new.id())
+            });
+            if in_other_parent {
+                continue;
+            }
+            seen.insert(new.id());
+            out.push(BlobRef {
+                path,
+                oid: new.id(),
+                is_link: new.mode() == FileMode::Link,
+                commit: Some(id),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// git's all-zero object id: a new ref (as the old value) or a deleted one (as the new).
+pub fn is_zero(hex: &str) -> bool {
+    !hex.is_empty() && hex.bytes().all(|b| b == b'0')
+}
+
+fn oid(hex: &str, what: &str) -> Result<Oid> {
+    Oid::from_str(hex).map_err(|_| Error::Usage(format!("{what}: `{hex}` is not an object id")))
+}
+
+/// pre-push stdin: `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed.
+/// A new branch sends the commits no remote-tracking ref of `remote` has.
+pub fn pre_push_ranges(stdin: &str, remote: &str) -> Result<Vec<Range<'static>>> {
+    let mut out = Vec::new();
+    for line in stdin.lines().filter(|l| !l.trim().is_empty()) {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let [_local_ref, local, _remote_ref, remote_sha] = parts[..] else {
+            return Err(Error::Usage(format!(
+                "pre-push input line is not `<local ref> <sha> <remote ref> <sha>`: {line}"
+            )));
+        };
+        if is_zero(local) {
+            continue; // a deletion pushes no content
+        }
+        let mut exclude = Vec::new();
+        if !is_zero(remote_sha) {
+            exclude.push(oid(remote_sha, "pre-push")?);
+        }
+        out.push(Range::Push {
+            include: oid(local, "pre-push")?,
+            exclude,
+            exclude_globs: vec![format!("refs/remotes/{remote}/*")],
+        });
+    }
+    Ok(out)
+}
+
+/// pre-receive stdin: `<old> <new> <ref>`. The refs have not moved yet, so a new ref
+/// brings the commits no existing branch or tag has.
+pub fn pre_receive_ranges(stdin: &str) -> Result<Vec<Range<'static>>> {
+    let mut out = Vec::new();
+    for line in stdin.lines().filter(|l| !l.trim().is_empty()) {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let [old, new, _name] = parts[..] else {
+            return Err(Error::Usage(format!(
+                "pre-receive input line is not `<old> <new> <ref>`: {line}"
+            )));
+        };
+        if is_zero(new) {
+            continue;
+        }
+        let (exclude, exclude_globs) = if is_zero(old) {
+            (
+                Vec::new(),
+                vec!["refs/heads/*".into(), "refs/tags/*".into()],
+            )
+        } else {
+            (vec![oid(old, "pre-receive")?], Vec::new())
+        };
+        out.push(Range::Push {
+            include: oid(new, "pre-receive")?,
+            exclude,
+            exclude_globs,
+        });
+    }
+    Ok(out)
+}

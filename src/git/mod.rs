@@ -1,0 +1,230 @@
+//! The git doors: `hook run` judges what is staged, `scan-git` and the push hooks judge
+//! what a range of commits adds. Content comes from git's object database (libgit2),
+//! never from the working tree, and hashes that data claims are checked against the
+//! same snapshot: the index for a commit being made, the commit's tree for history.
+
+pub mod changes;
+pub mod hook;
+
+use crate::error::Result;
+use crate::finding::Finding;
+use crate::provenance::{Claim, claim_finding};
+use crate::report::{FileRecord, FileStatus, Report};
+use crate::scan::Scanner;
+use changes::BlobRef;
+use git2::{Index, ObjectType, Oid, Repository, Tree};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Instant, SystemTime};
+
+/// `--repo DIR` (searching upwards), else the repository git's environment names —
+/// which is what a hook must use: under `git commit -a` git points `GIT_INDEX_FILE` at
+/// a temporary index, and only `open_from_env` honours it.
+pub fn open(dir: Option<&Path>) -> Result<Repository> {
+    Ok(match dir {
+        Some(d) => Repository::discover(d)?,
+        None => Repository::open_from_env()?,
+    })
+}
+
+/// The snapshot claimed paths are looked up in.
+enum Snapshot<'r> {
+    Index(Index),
+    Tree(Tree<'r>),
+}
+
+impl Snapshot<'_> {
+    fn blob(&self, path: &str) -> Option<Oid> {
+        match self {
+            Snapshot::Index(index) => index.get_path(Path::new(path), 0).map(|e| e.id),
+            Snapshot::Tree(tree) => tree
+                .get_path(Path::new(path))
+                .ok()
+                .filter(|e| e.kind() == Some(ObjectType::Blob))
+                .map(|e| e.id()),
+        }
+    }
+}
+
+/// Joins a claimed path to the claimant's folder inside the repository; `None` when
+/// it is absolute or climbs above the repository root.
+fn join_repo_path(dir: &str, target: &str) -> Option<String> {
+    if target.starts_with('/') || target.contains('\\') && target.starts_with("\\\\") {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1";
+
+pub struct GitScan<'a> {
+    pub scanner: &'a Scanner,
+    pub repo: &'a Repository,
+}
+
+impl GitScan<'_> {
+    /// What the index adds, plus the manifests (by literal name, e.g. `SHA256SUMS`) in
+    /// the folders above each staged file: a data file changed without its manifest is
+    /// caught at commit time, at the cost of a few index lookups.
+    pub fn staged(&self) -> Result<Report> {
+        let mut blobs = changes::staged(self.repo)?;
+        let index = self.repo.index()?;
+        let mut extra = Vec::new();
+        for b in &blobs {
+            let mut dir = b.path.as_str();
+            loop {
+                dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+                for name in self.scanner.literal_manifest_names() {
+                    let path = if dir.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{dir}/{name}")
+                    };
+                    if let Some(e) = index.get_path(Path::new(&path), 0)
+                        && !blobs.iter().chain(&extra).any(|x: &BlobRef| x.path == path)
+                    {
+                        extra.push(BlobRef {
+                            path,
+                            oid: e.id,
+                            is_link: false,
+                            commit: None,
+                        });
+                    }
+                }
+                if dir.is_empty() {
+                    break;
+                }
+            }
+        }
+        blobs.extend(extra);
+        self.run(blobs, |_| Ok(Snapshot::Index(self.repo.index()?)))
+    }
+
+    /// What the commits add, each blob once; claims are checked in the adding commit.
+    pub fn commits(&self, commits: &[Oid]) -> Result<Report> {
+        let blobs = changes::added_by(self.repo, commits)?;
+        self.run(blobs, |commit| {
+            let id = commit.unwrap_or(Oid::ZERO_SHA1);
+            Ok(Snapshot::Tree(self.repo.find_commit(id)?.tree()?))
+        })
+    }
+
+    fn run<'r>(
+        &'r self,
+        blobs: Vec<BlobRef>,
+        snapshot_for: impl Fn(Option<Oid>) -> Result<Snapshot<'r>>,
+    ) -> Result<Report> {
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let (mut files, mut findings) = (Vec::new(), Vec::new());
+        let mut hashes: HashMap<Oid, String> = HashMap::new();
+        let mut snapshots: HashMap<Option<Oid>, Snapshot<'r>> = HashMap::new();
+        for b in blobs {
+            let blob = self.repo.find_blob(b.oid)?;
+            let content = blob.content();
+            if content.starts_with(LFS_POINTER) {
+                files.push(FileRecord {
+                    path: b.path.clone(),
+                    sha256: Some(crate::hex::encode(&Sha256::digest(content))),
+                    bytes: content.len() as u64,
+                    status: FileStatus::Skipped,
+                    reason: Some("git LFS pointer: the content is not in git".into()),
+                    error: false,
+                });
+                continue;
+            }
+            let outcome = if b.is_link {
+                self.scanner
+                    .scan_blob_as(&b.path, "symlink", content.to_vec())
+            } else {
+                self.scanner.scan_blob(&b.path, content.to_vec())
+            };
+            let commit = b.commit.map(|c| c.to_string());
+            let mut found = outcome.findings;
+            if !outcome.claims.is_empty() {
+                if !snapshots.contains_key(&b.commit) {
+                    snapshots.insert(b.commit, snapshot_for(b.commit)?);
+                }
+                if let Some(snap) = snapshots.get(&b.commit) {
+                    self.verify(&outcome.claims, snap, &mut hashes, &mut found)?;
+                }
+            }
+            for f in &mut found {
+                f.commit.clone_from(&commit);
+            }
+            files.push(outcome.record);
+            findings.extend(found);
+        }
+        Ok(Report::new(
+            self.scanner.rules.sha256.clone(),
+            started,
+            clock.elapsed(),
+            files,
+            findings,
+        ))
+    }
+
+    fn verify(
+        &self,
+        claims: &[Claim],
+        snapshot: &Snapshot<'_>,
+        hashes: &mut HashMap<Oid, String>,
+        out: &mut Vec<Finding>,
+    ) -> Result<()> {
+        let (rules, key) = (&self.scanner.rules, self.scanner.key());
+        for c in claims {
+            let dir = c.claimant.rsplit_once('/').map_or("", |(d, _)| d);
+            let Some(target) = join_repo_path(dir, &c.target) else {
+                let what = "names a path outside the repository; it was not read";
+                out.extend(claim_finding(rules, key, "path_escape", c, what));
+                continue;
+            };
+            let Some(oid) = snapshot.blob(&target) else {
+                let what = "names a file that is not in the snapshot being judged";
+                out.extend(claim_finding(rules, key, "missing_file", c, what));
+                continue;
+            };
+            let actual = match hashes.get(&oid) {
+                Some(h) => h.clone(),
+                None => {
+                    let blob = self.repo.find_blob(oid)?;
+                    let h = crate::hex::encode(&Sha256::digest(blob.content()));
+                    hashes.insert(oid, h.clone());
+                    h
+                }
+            };
+            if actual != c.expected {
+                let what = "does not match the file it names";
+                out.extend(claim_finding(rules, key, "hash_mismatch", c, what));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_repo_path;
+
+    #[test]
+    fn repo_paths_cannot_climb_out() {
+        assert_eq!(
+            join_repo_path("data/runs", "../x.txt").as_deref(),
+            Some("data/x.txt")
+        );
+        assert_eq!(join_repo_path("", "./a/b").as_deref(), Some("a/b"));
+        assert_eq!(join_repo_path("data", "../../etc/passwd"), None);
+        assert_eq!(join_repo_path("data", "/etc/passwd"), None);
+    }
+}
