@@ -73,16 +73,16 @@ pub fn script(kind: HookKind, exe: &Path) -> String {
     let name = kind.file_name();
     let exe = sh_quote(&exe.to_string_lossy());
     let run = match kind {
-        HookKind::PreCommit => format!(
+        HookKind::PreCommit => {
             "if [ -x \"$legacy\" ]; then\n    \"$legacy\" \"$@\" || exit $?\nfi\n\
              exec \"$PRIVACY_AUDIT\" hook run\n"
-        ),
+        }
         // git sends the pushed refs on stdin; both hooks need to read them.
-        HookKind::PrePush => format!(
+        HookKind::PrePush => {
             "input=$(cat)\n\
              if [ -x \"$legacy\" ]; then\n    printf '%s\\n' \"$input\" | \"$legacy\" \"$@\" || exit $?\nfi\n\
              printf '%s\\n' \"$input\" | \"$PRIVACY_AUDIT\" hook run --pre-push \"$@\"\n"
-        ),
+        }
     };
     format!(
         "#!/bin/sh\n\

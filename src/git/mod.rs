@@ -153,12 +153,13 @@ impl GitScan<'_> {
             let commit = b.commit.map(|c| c.to_string());
             let mut found = outcome.findings;
             if !outcome.claims.is_empty() {
-                if !snapshots.contains_key(&b.commit) {
-                    snapshots.insert(b.commit, snapshot_for(b.commit)?);
-                }
-                if let Some(snap) = snapshots.get(&b.commit) {
-                    self.verify(&outcome.claims, snap, &mut hashes, &mut found)?;
-                }
+                let snap = match snapshots.entry(b.commit) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(snapshot_for(b.commit)?)
+                    }
+                };
+                self.verify(&outcome.claims, snap, &mut hashes, &mut found)?;
             }
             for f in &mut found {
                 f.commit.clone_from(&commit);

@@ -1,0 +1,530 @@
+//! The git gate through real repositories: the `git` CLI makes commits and pushes in
+//! temp dirs, the installed hook runs the real binary, and each case checks what git
+//! did (commit made or refused) as well as what privacy-audit said.
+
+mod common;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SECRET_LINE: &str = "{\"note\": \"write to ion.popescu@gmail.com\"}\n";
+const CLEAN_LINE: &str = "{\"note\": \"all clear\"}\n";
+
+/// A sandbox: its own HOME (no user git config), fingerprint key and hash cache.
+struct Sandbox {
+    home: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        Sandbox {
+            home: tempfile::tempdir().expect("home"),
+        }
+    }
+
+    fn env(&self, c: &mut Command) {
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("GIT_") {
+                c.env_remove(k);
+            }
+        }
+        c.env("HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .env("PRIVACY_AUDIT_KEY_FILE", self.home.path().join("key"))
+            .env("PRIVACY_AUDIT_CACHE_DIR", self.home.path().join("cache"))
+            .env("NO_COLOR", "1");
+    }
+
+    fn git(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut c = Command::new("git");
+        self.env(&mut c);
+        c.current_dir(dir).args(args).output().expect("git runs")
+    }
+
+    /// Runs git and insists it succeeded.
+    fn ok(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.git(dir, args);
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    fn bin(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("privacy-audit"));
+        self.env(&mut c);
+        c.current_dir(dir).args(args).output().expect("binary runs")
+    }
+
+    fn repo(&self) -> PathBuf {
+        let dir = self.home.path().join(format!("repo{}", rand_suffix()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        self.ok(&dir, &["init", "-q", "-b", "main"]);
+        dir
+    }
+
+    fn installed_repo(&self) -> PathBuf {
+        let dir = self.repo();
+        let out = self.bin(&dir, &["hook", "install"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    }
+
+    fn commits(&self, dir: &Path) -> usize {
+        let out = self.git(dir, &["rev-list", "--count", "HEAD"]);
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(0)
+    }
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
+    let p = dir.join(rel);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(p, text).expect("write");
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn staged_secret_blocks_initial_commit_and_clean_commit_passes() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "cases/a.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    let out = s.git(&repo, &["commit", "-qm", "leak"]);
+    assert!(
+        !out.status.success(),
+        "an initial commit with a leak is refused"
+    );
+    let err = stderr(&out);
+    assert!(err.contains("cases/a.jsonl:1:20"), "{err}");
+    assert!(
+        err.contains("email") && err.contains("commit is blocked"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("ion.popescu@gmail.com"),
+        "the value is masked"
+    );
+    assert_eq!(s.commits(&repo), 0);
+
+    write(&repo, "cases/a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "clean"]);
+    assert_eq!(s.commits(&repo), 1);
+}
+
+#[test]
+fn the_staged_version_is_judged_not_the_worktree() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    // Staged bad, worktree clean: blocked.
+    write(&repo, "a.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "a.jsonl"]);
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    assert!(!s.git(&repo, &["commit", "-qm", "x"]).status.success());
+    // Staged clean, worktree bad: passes.
+    s.ok(&repo, &["add", "a.jsonl"]);
+    write(&repo, "a.jsonl", SECRET_LINE);
+    s.ok(&repo, &["commit", "-qm", "clean staged"]);
+    // `git commit -a` stages into a temporary index the hook must read.
+    let out = s.git(&repo, &["commit", "-qam", "all"]);
+    assert!(!out.status.success(), "commit -a of a leak is refused");
+    assert_eq!(s.commits(&repo), 1);
+}
+
+#[test]
+fn rename_binary_deletion_and_symlink() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "old.jsonl", SECRET_LINE);
+    write(&repo, "keep.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "seed", "--no-verify"]);
+    // A clean rename passes; renaming a leaking file re-adds its content: blocked.
+    s.ok(&repo, &["mv", "keep.jsonl", "moved.jsonl"]);
+    s.ok(&repo, &["commit", "-qm", "rename clean"]);
+    s.ok(&repo, &["mv", "old.jsonl", "renamed.jsonl"]);
+    let out = s.git(&repo, &["commit", "-qm", "rename leak"]);
+    assert!(
+        stderr(&out).contains("renamed.jsonl:1:"),
+        "{}",
+        stderr(&out)
+    );
+    // Deleting the leaking file is what cleans it up: not scanned, passes.
+    s.ok(&repo, &["rm", "-q", "--cached", "renamed.jsonl"]);
+    s.ok(&repo, &["commit", "-qm", "delete"]);
+    // A binary blob is skipped (listed), not judged.
+    write(&repo, "blob.bin", b"\x00\x01ion.popescu@gmail.com\x00");
+    s.ok(&repo, &["add", "blob.bin"]);
+    let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(report["files"][0]["status"], "skipped");
+    assert_eq!(report["files"][0]["reason"], "binary");
+    s.ok(&repo, &["commit", "-qm", "binary"]);
+    // A symlink's content is its target: a home path there is a finding.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/home/jdoe/private/run.json", repo.join("link.json"))
+            .expect("symlink");
+        s.ok(&repo, &["add", "link.json"]);
+        let out = s.git(&repo, &["commit", "-qm", "link"]);
+        assert!(stderr(&out).contains("local_path"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_merge_is_judged_by_what_it_stages() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "base"]);
+    s.ok(&repo, &["checkout", "-qb", "side"]);
+    write(&repo, "side.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "side"]);
+    s.ok(&repo, &["checkout", "-q", "main"]);
+    write(&repo, "main.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "main"]);
+    // A merge that stages a leak while resolving is refused...
+    s.ok(&repo, &["merge", "-q", "--no-commit", "--no-ff", "side"]);
+    write(&repo, "side.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "side.jsonl"]);
+    assert!(!s.git(&repo, &["commit", "-qm", "merge"]).status.success());
+    // ...and the plain merge goes through.
+    write(&repo, "side.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "side.jsonl"]);
+    s.ok(&repo, &["commit", "-qm", "merge"]);
+    assert_eq!(s.commits(&repo), 4);
+}
+
+#[test]
+fn an_existing_hook_is_chained_and_restored() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    let hooks = repo.join(".git/hooks");
+    let theirs = "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/their-hook-ran\"\n";
+    write(&hooks, "pre-commit", theirs);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            hooks.join("pre-commit"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .expect("chmod");
+    }
+    assert!(s.bin(&repo, &["hook", "install"]).status.success());
+    let installed = std::fs::read(hooks.join("pre-commit")).expect("hook");
+    let again = s.bin(&repo, &["hook", "install"]);
+    assert!(stderr(&again).contains("already installed"));
+    assert_eq!(
+        std::fs::read(hooks.join("pre-commit")).expect("hook"),
+        installed
+    );
+
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "one"]);
+    assert!(
+        repo.join(".git/their-hook-ran").exists(),
+        "the old hook still runs"
+    );
+    write(&repo, "b.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    assert!(!s.git(&repo, &["commit", "-qm", "two"]).status.success());
+
+    assert!(s.bin(&repo, &["hook", "uninstall"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("pre-commit")).expect("restored"),
+        theirs
+    );
+    assert!(!hooks.join("pre-commit.legacy").exists());
+}
+
+#[test]
+fn core_hooks_path_is_honoured() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    s.ok(&repo, &["config", "core.hooksPath", "ci/hooks"]);
+    assert!(s.bin(&repo, &["hook", "install"]).status.success());
+    assert!(repo.join("ci/hooks/pre-commit").is_file());
+    write(&repo, "a.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "a.jsonl"]);
+    assert!(!s.git(&repo, &["commit", "-qm", "x"]).status.success());
+}
+
+#[test]
+fn a_missing_binary_fails_closed() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    let copy = s.home.path().join("bin/privacy-audit");
+    std::fs::create_dir_all(copy.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("privacy-audit"), &copy).expect("copy");
+    let mut c = Command::new(&copy);
+    s.env(&mut c);
+    assert!(
+        c.current_dir(&repo)
+            .args(["hook", "install"])
+            .status()
+            .expect("runs")
+            .success()
+    );
+    std::fs::remove_file(&copy).expect("rm");
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    let out = s.git(&repo, &["commit", "-qm", "x"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("is missing, so this pre-commit is blocked"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "legacy.jsonl", SECRET_LINE);
+    let out = s.bin(
+        &repo,
+        &["baseline", ".", "-o", ".privacy-audit-baseline.json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "baselined"]);
+    let run = s.bin(&repo, &["scan", "--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(report["summary"]["baselined"], 1);
+    assert_eq!(report["suppressed"][0]["by"], "baseline");
+    // A new leak is still blocked.
+    write(
+        &repo,
+        "new.jsonl",
+        SECRET_LINE.replace("ion.popescu", "ana.pop"),
+    );
+    s.ok(&repo, &["add", "new.jsonl"]);
+    assert!(!s.git(&repo, &["commit", "-qm", "new"]).status.success());
+    // An [[allow]] by path and rule, with its reason in the report.
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[[allow]]\npath = \"new.jsonl\"\nrule = \"email.address\"\nreason = \"synthetic address for tests\"\n",
+    );
+    let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(
+        report["suppressed"][0]["reason"],
+        "synthetic address for tests"
+    );
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[[allow]]\npath = \"new.jsonl\"\nrule = \"email.address\"\n",
+    );
+    let run = s.bin(&repo, &["hook", "run"]);
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "an allow without a reason is a config error"
+    );
+}
+
+#[test]
+fn a_changed_file_without_its_manifest_is_caught() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "data/a.txt", "one\n");
+    let hash = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(b"one\n")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    write(&repo, "data/SHA256SUMS", format!("{hash}  a.txt\n"));
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "data"]);
+    write(&repo, "data/a.txt", "two\n");
+    s.ok(&repo, &["add", "."]);
+    let out = s.git(&repo, &["commit", "-qm", "edit"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("data/SHA256SUMS:1:1"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("provenance.hash_mismatch"));
+}
+
+/// Three commits pushed at once, the middle one leaking (made with --no-verify): the
+/// pre-push hook refuses the push, and `scan-git` names the commit.
+#[test]
+fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
+    let s = Sandbox::new();
+    let remote = s.home.path().join("remote.git");
+    s.ok(
+        s.home.path(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().expect("utf-8"),
+        ],
+    );
+    let repo = s.repo();
+    s.ok(
+        &repo,
+        &["remote", "add", "origin", remote.to_str().expect("utf-8")],
+    );
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "base"]);
+    s.ok(&repo, &["push", "-q", "origin", "main"]);
+    let base = s.ok(&repo, &["rev-parse", "HEAD"]);
+    for (i, line) in [CLEAN_LINE, SECRET_LINE, CLEAN_LINE].iter().enumerate() {
+        write(&repo, &format!("c{i}.jsonl"), line);
+        s.ok(&repo, &["add", "."]);
+        s.ok(&repo, &["commit", "-qm", &format!("c{i}"), "--no-verify"]);
+    }
+    let bad = s.ok(&repo, &["rev-parse", "HEAD~1"]);
+    assert!(
+        s.bin(&repo, &["hook", "install", "--hook", "pre-push"])
+            .status
+            .success()
+    );
+    let out = s.git(&repo, &["push", "-q", "origin", "main"]);
+    assert!(!out.status.success(), "the push is refused");
+    assert!(stderr(&out).contains("push is blocked"), "{}", stderr(&out));
+    assert_eq!(
+        s.ok(&remote, &["rev-parse", "main"]),
+        base,
+        "the remote did not move"
+    );
+
+    let range = format!("{base}..HEAD");
+    let run = s.bin(&repo, &["scan-git", "--range", &range, "--format", "json"]);
+    assert_eq!(run.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(report["findings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(report["findings"][0]["commit"], bad.as_str());
+    assert_eq!(report["findings"][0]["path"], "c1.jsonl");
+    // c0 and c2 hold the same bytes: one blob, scanned once.
+    assert_eq!(report["files"].as_array().map(Vec::len), Some(2));
+    // A new branch is judged by what the remote does not have yet: once the leak is on
+    // the remote (pushed past the hook), a clean branch on top of it goes through.
+    s.ok(&repo, &["push", "-q", "--no-verify", "origin", "main"]);
+    s.ok(&repo, &["checkout", "-qb", "topic"]);
+    write(&repo, "t.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "topic"]);
+    s.ok(&repo, &["push", "-q", "origin", "topic"]);
+}
+
+/// The server-side gate `--no-verify` cannot skip: pushed objects are still in git's
+/// quarantine when pre-receive runs, and the hook must read them there.
+#[cfg(unix)]
+#[test]
+fn pre_receive_refuses_a_leak_on_the_server() {
+    let s = Sandbox::new();
+    let remote = s.home.path().join("server.git");
+    s.ok(
+        s.home.path(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().expect("utf-8"),
+        ],
+    );
+    let exe = assert_cmd::cargo::cargo_bin("privacy-audit");
+    write(
+        &remote,
+        "hooks/pre-receive",
+        format!(
+            "#!/bin/sh\nexec '{}' hook run --pre-receive\n",
+            exe.display()
+        ),
+    );
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            remote.join("hooks/pre-receive"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .expect("chmod");
+    }
+    let repo = s.repo();
+    s.ok(
+        &repo,
+        &["remote", "add", "origin", remote.to_str().expect("utf-8")],
+    );
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "clean"]);
+    s.ok(&repo, &["push", "-q", "origin", "main"]);
+    write(&repo, "b.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "leak", "--no-verify"]);
+    let out = s.git(&repo, &["push", "-q", "origin", "main"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("update is blocked"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `.pre-commit-hooks.yaml` names a command that really is the staged-content gate.
+#[test]
+fn the_pre_commit_framework_entry_runs_the_gate() {
+    let manifest = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .expect("manifest");
+    let entry = manifest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("entry: "))
+        .expect("an entry line");
+    let args: Vec<&str> = entry.split_whitespace().collect();
+    assert_eq!(args.first(), Some(&"privacy-audit"));
+    assert!(manifest.contains("pass_filenames: false"));
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, "a.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    assert_eq!(s.bin(&repo, &args[1..]).status.code(), Some(1));
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    assert_eq!(s.bin(&repo, &args[1..]).status.code(), Some(0));
+}
