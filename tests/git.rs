@@ -528,3 +528,59 @@ fn the_pre_commit_framework_entry_runs_the_gate() {
     s.ok(&repo, &["add", "."]);
     assert_eq!(s.bin(&repo, &args[1..]).status.code(), Some(0));
 }
+
+/// Our index reader (cache-tree shortcut) and libgit2's tree-to-index diff must name
+/// the same staged blobs, in index versions 2, 3 and 4, with and without a cache tree.
+#[test]
+fn the_fast_index_reader_agrees_with_libgit2() {
+    use privacy_audit::git::{changes, index};
+    let s = Sandbox::new();
+    let repo = s.repo();
+    for i in 0..60 {
+        write(
+            &repo,
+            &format!("d{}/sub{}/f{i}.txt", i % 4, i % 3),
+            format!("{i}\n"),
+        );
+    }
+    write(&repo, "top.txt", "top\n");
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "seed", "--no-verify"]);
+    write(&repo, "d1/sub0/f4.txt", "changed\n");
+    write(&repo, "d2/new/deep/x.txt", "new\n");
+    write(&repo, "top.txt", "top changed\n");
+    s.ok(&repo, &["mv", "d3/sub0/f3.txt", "d0/moved.txt"]);
+    s.ok(&repo, &["rm", "-q", "d0/sub0/f0.txt"]);
+    s.ok(&repo, &["add", "."]);
+    let staged_by = |repo: &Path| -> (Vec<String>, Vec<String>) {
+        let r = git2::Repository::open(repo).expect("open");
+        let libgit2 = changes::staged(&r, &r.index().expect("index")).expect("diff");
+        let data = std::fs::read(repo.join(".git/index")).expect("index file");
+        let parsed = index::parse(&data).expect("our reader handles this index");
+        let fast = changes::staged_fast(&r, &parsed).expect("fast");
+        let names = |v: Vec<changes::BlobRef>| {
+            let mut n: Vec<String> = v
+                .into_iter()
+                .map(|b| format!("{} {}", b.path, b.oid))
+                .collect();
+            n.sort();
+            n
+        };
+        (names(libgit2), names(fast))
+    };
+    for version in ["2", "3", "4"] {
+        s.ok(&repo, &["update-index", "--index-version", version]);
+        let (slow, fast) = staged_by(&repo);
+        assert_eq!(fast, slow, "index v{version}");
+        assert_eq!(fast.len(), 4, "{fast:?}");
+    }
+    // A fully valid cache tree (as after `git commit`) then one invalidated path.
+    s.ok(&repo, &["commit", "-qm", "two", "--no-verify"]);
+    let (slow, fast) = staged_by(&repo);
+    assert!(slow.is_empty() && fast.is_empty());
+    write(&repo, "d1/sub1/f1.txt", "again\n");
+    s.ok(&repo, &["add", "d1/sub1/f1.txt"]);
+    let (slow, fast) = staged_by(&repo);
+    assert_eq!(fast, slow);
+    assert_eq!(fast.len(), 1);
+}

@@ -5,6 +5,7 @@
 
 pub mod changes;
 pub mod hook;
+pub mod index;
 
 use crate::error::Result;
 use crate::finding::Finding;
@@ -13,6 +14,7 @@ use crate::report::{FileRecord, FileStatus, Report};
 use crate::scan::Scanner;
 use changes::BlobRef;
 use git2::{Index, ObjectType, Oid, Repository, Tree};
+use index::ParsedIndex;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,6 +24,9 @@ use std::time::{Instant, SystemTime};
 /// which is what a hook must use: under `git commit -a` git points `GIT_INDEX_FILE` at
 /// a temporary index, and only `open_from_env` honours it.
 pub fn open(dir: Option<&Path>) -> Result<Repository> {
+    // Objects come from the local object database, which git verified when it wrote or
+    // fetched them; re-hashing every tree read was a third of a hook's time.
+    git2::opts::strict_hash_verification(false);
     Ok(match dir {
         Some(d) => Repository::discover(d)?,
         None => Repository::open_from_env()?,
@@ -31,6 +36,7 @@ pub fn open(dir: Option<&Path>) -> Result<Repository> {
 /// The snapshot claimed paths are looked up in.
 enum Snapshot<'r> {
     Index(Index),
+    Parsed(std::rc::Rc<ParsedIndex>),
     Tree(Tree<'r>),
 }
 
@@ -38,6 +44,7 @@ impl Snapshot<'_> {
     fn blob(&self, path: &str) -> Option<Oid> {
         match self {
             Snapshot::Index(index) => index.get_path(Path::new(path), 0).map(|e| e.id),
+            Snapshot::Parsed(index) => index.get(path),
             Snapshot::Tree(tree) => tree
                 .get_path(Path::new(path))
                 .ok()
@@ -78,25 +85,73 @@ impl GitScan<'_> {
     /// the folders above each staged file: a data file changed without its manifest is
     /// caught at commit time, at the cost of a few index lookups.
     pub fn staged(&self) -> Result<Report> {
-        let mut blobs = changes::staged(self.repo)?;
+        if let Some(parsed) = self.parsed_index() {
+            let parsed = std::rc::Rc::new(parsed);
+            let blobs = changes::staged_fast(self.repo, &parsed)?;
+            let blobs = self.with_manifests(blobs, |p| parsed.get(p));
+            return self.run(blobs, move |_| Ok(Snapshot::Parsed(parsed.clone())));
+        }
         let index = self.repo.index()?;
+        let blobs = changes::staged(self.repo, &index)?;
+        let blobs = self.with_manifests(blobs, |p| index.get_path(Path::new(p), 0).map(|e| e.id));
+        let mut index = Some(index);
+        self.run(blobs, move |_| match index.take() {
+            Some(index) => Ok(Snapshot::Index(index)),
+            None => Ok(Snapshot::Index(self.repo.index()?)),
+        })
+    }
+
+    /// The index git points the hook at, read by our own reader when its form allows.
+    fn parsed_index(&self) -> Option<ParsedIndex> {
+        let sha256_objects = self
+            .repo
+            .config()
+            .and_then(|c| c.get_string("extensions.objectformat"))
+            .is_ok_and(|f| f.eq_ignore_ascii_case("sha256"));
+        if sha256_objects || self.repo.is_bare() {
+            return None;
+        }
+        let file = std::env::var_os("GIT_INDEX_FILE")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| self.repo.path().join("index"));
+        match std::fs::read(&file) {
+            Ok(data) => index::parse(&data),
+            // No index yet (a fresh repository): nothing is staged.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(ParsedIndex::default()),
+            Err(_) => None,
+        }
+    }
+
+    fn with_manifests(
+        &self,
+        mut blobs: Vec<BlobRef>,
+        lookup: impl Fn(&str) -> Option<Oid>,
+    ) -> Vec<BlobRef> {
         let mut extra = Vec::new();
+        let mut have: std::collections::HashSet<String> =
+            blobs.iter().map(|b| b.path.clone()).collect();
+        let mut looked: std::collections::HashSet<String> = std::collections::HashSet::new();
         for b in &blobs {
             let mut dir = b.path.as_str();
             loop {
                 dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+                // Folders are shared by many staged files: look each one up once.
+                if !looked.insert(dir.to_string()) {
+                    break;
+                }
                 for name in self.scanner.literal_manifest_names() {
                     let path = if dir.is_empty() {
                         name.to_string()
                     } else {
                         format!("{dir}/{name}")
                     };
-                    if let Some(e) = index.get_path(Path::new(&path), 0)
-                        && !blobs.iter().chain(&extra).any(|x: &BlobRef| x.path == path)
+                    if !have.contains(&path)
+                        && let Some(oid) = lookup(&path)
                     {
+                        have.insert(path.clone());
                         extra.push(BlobRef {
                             path,
-                            oid: e.id,
+                            oid,
                             is_link: false,
                             commit: None,
                         });
@@ -108,7 +163,7 @@ impl GitScan<'_> {
             }
         }
         blobs.extend(extra);
-        self.run(blobs, |_| Ok(Snapshot::Index(self.repo.index()?)))
+        blobs
     }
 
     /// What the commits add, each blob once; claims are checked in the adding commit.
@@ -123,7 +178,7 @@ impl GitScan<'_> {
     fn run<'r>(
         &'r self,
         blobs: Vec<BlobRef>,
-        snapshot_for: impl Fn(Option<Oid>) -> Result<Snapshot<'r>>,
+        mut snapshot_for: impl FnMut(Option<Oid>) -> Result<Snapshot<'r>>,
     ) -> Result<Report> {
         let started = SystemTime::now();
         let clock = Instant::now();
