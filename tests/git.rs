@@ -437,8 +437,9 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
     assert_eq!(report["findings"].as_array().map(Vec::len), Some(1));
     assert_eq!(report["findings"][0]["commit"], bad.as_str());
     assert_eq!(report["findings"][0]["path"], "c1.jsonl");
-    // c0 and c2 hold the same bytes: one blob, scanned once.
-    assert_eq!(report["files"].as_array().map(Vec::len), Some(2));
+    // One entry per (blob, path): the same bytes under another path are judged again,
+    // because accepting a finding depends on its path.
+    assert_eq!(report["files"].as_array().map(Vec::len), Some(3));
     // A new branch is judged by what the remote does not have yet: once the leak is on
     // the remote (pushed past the hook), a clean branch on top of it goes through.
     s.ok(&repo, &["push", "-q", "--no-verify", "origin", "main"]);
@@ -583,4 +584,95 @@ fn the_fast_index_reader_agrees_with_libgit2() {
     let (slow, fast) = staged_by(&repo);
     assert_eq!(fast, slow);
     assert_eq!(fast.len(), 1);
+}
+
+/// Review findings: each of these once let content through the gate.
+#[test]
+fn fail_closed_corner_cases() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, "sub/a.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    // A relative GIT_INDEX_FILE (as git sets it) read from a subfolder by a wrapper.
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("privacy-audit"));
+    s.env(&mut c);
+    let out = c
+        .current_dir(repo.join("sub"))
+        .env("GIT_INDEX_FILE", ".git/index")
+        .args(["hook", "run"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // A named index that is not there is trouble, not "nothing staged".
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("privacy-audit"));
+    s.env(&mut c);
+    let out = c
+        .current_dir(&repo)
+        .env("GIT_INDEX_FILE", ".git/no-such-index")
+        .args(["hook", "run"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    s.ok(&repo, &["rm", "-q", "--cached", "sub/a.jsonl"]);
+
+    // Something that only starts like a git LFS pointer is scanned; a real one is not.
+    let lfs = "version https://git-lfs.github.com/spec/v1\n";
+    write(
+        &repo,
+        "fake.txt",
+        format!("{lfs}contact ion.popescu@gmail.com\n"),
+    );
+    write(
+        &repo,
+        "real.bin",
+        format!("{lfs}oid sha256:{}\nsize 12345\n", "ab".repeat(32)),
+    );
+    s.ok(&repo, &["add", "fake.txt", "real.bin"]);
+    let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(report["findings"][0]["path"], "fake.txt");
+    let real = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|f| f["path"] == "real.bin");
+    assert_eq!(real.map(|f| f["status"].clone()), Some("skipped".into()));
+    s.ok(&repo, &["rm", "-q", "--cached", "fake.txt", "real.bin"]);
+
+    // Content too large to judge blocks (exit 2) rather than passing unseen.
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[scan]\nmax_file_bytes = 100\n",
+    );
+    write(&repo, "big.jsonl", CLEAN_LINE.repeat(20));
+    s.ok(&repo, &["add", "big.jsonl"]);
+    let run = s.bin(&repo, &["hook", "run"]);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+}
+
+/// Content accepted at one path is judged again when it appears at another.
+#[test]
+fn an_allowed_blob_copied_elsewhere_is_judged_again() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[[allow]]\npath = \"tests/**\"\nrule = \"email.address\"\nreason = \"fixture\"\n",
+    );
+    write(&repo, "tests/p.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "fixture", "--no-verify"]);
+    let first = s.ok(&repo, &["rev-parse", "HEAD"]);
+    write(&repo, "data/p.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["commit", "-qm", "copy", "--no-verify"]);
+    let run = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(report["findings"][0]["path"], "data/p.jsonl");
+    assert_eq!(report["suppressed"][0]["path"], "tests/p.jsonl");
+    assert_eq!(report["suppressed"][0]["commit"], first.as_str());
 }

@@ -129,10 +129,10 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
         } else {
             changes::pre_receive_ranges(&stdin)?
         };
-        let mut commits = Vec::new();
+        let (mut commits, mut seen) = (Vec::new(), std::collections::HashSet::new());
         for r in &ranges {
             for c in changes::commits(&repo, r)? {
-                if !commits.contains(&c) {
+                if seen.insert(c) {
                     commits.push(c);
                 }
             }

@@ -206,6 +206,16 @@ pub enum RulesCommand {
 
 /// Parses arguments, runs the command and returns the process exit code.
 pub fn main() -> i32 {
+    // A bug must not look like a pass, nor print what it was holding: a panic anywhere
+    // (any thread) ends the run as trouble (exit 2, which the hooks treat as "block"),
+    // naming only where it happened.
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map_or_else(String::new, |l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!("privacy-audit: internal error{at}; this is a bug, and the run counts as failed");
+        std::process::exit(Exit::Trouble as i32);
+    }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -4,7 +4,7 @@
 
 use super::index::{IndexEntry, ParsedIndex};
 use crate::error::{Error, Result};
-use git2::{Delta, DiffOptions, FileMode, Oid, Repository, Sort, Tree};
+use git2::{Delta, DiffOptions, Oid, Repository, Sort, Tree};
 use std::collections::{HashMap, HashSet};
 
 /// One blob to judge.
@@ -35,14 +35,22 @@ fn head_tree(repo: &Repository) -> Result<Option<Tree<'_>>> {
     }
 }
 
-fn wanted(status: Delta, mode: FileMode) -> bool {
+fn wanted(status: Delta) -> bool {
     matches!(
         status,
         Delta::Added | Delta::Modified | Delta::Renamed | Delta::Copied | Delta::Typechange
-    ) && matches!(
-        mode,
-        FileMode::Blob | FileMode::BlobExecutable | FileMode::BlobGroupWritable | FileMode::Link
     )
+}
+
+/// `Some(is_link)` for a file or symbolic link; `None` for submodules and trees. Read
+/// from the raw mode: git2's `DiffFile::mode()` panics on the odd modes (`100600`) that
+/// old tools wrote and git still accepts.
+fn blob_kind(mode: u32) -> Option<bool> {
+    match mode & 0o170_000 {
+        0o100_000 => Some(false),
+        0o120_000 => Some(true),
+        _ => None,
+    }
 }
 
 fn path_of(file: &git2::DiffFile<'_>) -> Option<String> {
@@ -61,14 +69,18 @@ pub fn staged(repo: &Repository, index: &git2::Index) -> Result<Vec<BlobRef>> {
     let mut out = Vec::new();
     for delta in diff.deltas() {
         let new = delta.new_file();
-        if !wanted(delta.status(), new.mode()) {
+        if !wanted(delta.status()) {
             continue;
         }
-        if let Some(path) = path_of(&new) {
+        let Some(path) = path_of(&new) else { continue };
+        let mode = index
+            .get_path(std::path::Path::new(&path), 0)
+            .map_or(0, |e| e.mode);
+        if let Some(is_link) = blob_kind(mode) {
             out.push(BlobRef {
                 path,
                 oid: new.id(),
-                is_link: new.mode() == FileMode::Link,
+                is_link,
                 commit: None,
             });
         }
@@ -221,7 +233,7 @@ pub fn commits(repo: &Repository, range: &Range<'_>) -> Result<Vec<Oid>> {
 /// a root commit). A merge adds only what none of its parents had — its conflict
 /// resolutions — since the merged commits are judged on their own.
 pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
-    let mut seen: HashSet<Oid> = HashSet::new();
+    let mut seen: HashSet<(Oid, String)> = HashSet::new();
     let mut out = Vec::new();
     let mut opts = DiffOptions::new();
     opts.include_typechange(true).ignore_submodules(true);
@@ -235,10 +247,21 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
         let diff = repo.diff_tree_to_tree(parents.first(), Some(&tree), Some(&mut opts))?;
         for delta in diff.deltas() {
             let new = delta.new_file();
-            if !wanted(delta.status(), new.mode()) || seen.contains(&new.id()) {
+            if !wanted(delta.status()) {
                 continue;
             }
             let Some(path) = path_of(&new) else { continue };
+            // Once per blob *and path*: accepting a finding depends on its path, so
+            // content allowed under `tests/` is judged again when copied to `data/`.
+            if seen.contains(&(new.id(), path.clone())) {
+                continue;
+            }
+            let mode = tree
+                .get_path(std::path::Path::new(&path))
+                .map_or(0, |e| u32::try_from(e.filemode()).unwrap_or(0));
+            let Some(is_link) = blob_kind(mode) else {
+                continue;
+            };
             let in_other_parent = parents.iter().skip(1).any(|p| {
                 p.get_path(std::path::Path::new(&path))
                     .is_ok_and(|e| e.id() == new.id())
@@ -246,11 +269,11 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
             if in_other_parent {
                 continue;
             }
-            seen.insert(new.id());
+            seen.insert((new.id(), path.clone()));
             out.push(BlobRef {
                 path,
                 oid: new.id(),
-                is_link: new.mode() == FileMode::Link,
+                is_link,
                 commit: Some(id),
             });
         }

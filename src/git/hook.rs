@@ -49,14 +49,18 @@ pub enum Uninstalled {
 /// common git dir's `hooks` (linked worktrees share the main repository's hooks).
 pub fn hooks_dir(repo: &Repository) -> Result<PathBuf> {
     let config = repo.config()?;
-    if let Ok(path) = config.get_path("core.hooksPath") {
-        if path.is_absolute() {
-            return Ok(path);
-        }
-        let base = repo.workdir().unwrap_or_else(|| repo.path());
-        return Ok(base.join(path));
+    match config.get_path("core.hooksPath") {
+        Ok(path) if path.is_absolute() => Ok(path),
+        Ok(path) => Ok(repo.workdir().unwrap_or_else(|| repo.path()).join(path)),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(repo.commondir().join("hooks")),
+        // A value libgit2 cannot expand (`~user/`, `%(prefix)/`): installing into the
+        // default folder would put the hook where git never looks.
+        Err(e) => Err(Error::Usage(format!(
+            "core.hooksPath cannot be resolved ({}); install into the folder it names with \
+             --repo and a plain path, or unset it",
+            e.message()
+        ))),
     }
-    Ok(repo.commondir().join("hooks"))
 }
 
 fn is_ours(script: &[u8]) -> bool {
@@ -81,7 +85,7 @@ pub fn script(kind: HookKind, exe: &Path) -> String {
         HookKind::PrePush => {
             "input=$(cat)\n\
              if [ -x \"$legacy\" ]; then\n    printf '%s\\n' \"$input\" | \"$legacy\" \"$@\" || exit $?\nfi\n\
-             printf '%s\\n' \"$input\" | \"$PRIVACY_AUDIT\" hook run --pre-push \"$@\"\n"
+             printf '%s\\n' \"$input\" | \"$PRIVACY_AUDIT\" hook run --pre-push -- \"$@\"\n"
         }
     };
     format!(

@@ -224,7 +224,9 @@ fn parse_tree_extension(ext: &[u8]) -> Option<Vec<CachedTree>> {
                     format!("{parent}/{name}")
                 }
             }
-            None => String::new(),
+            None if out.is_empty() => String::new(),
+            // A second root would overwrite the first one's id: not a cache tree.
+            None => return None,
         };
         stack.push((path.clone(), subtrees));
         out.push(CachedTree { path, oid });

@@ -33,6 +33,17 @@ pub fn open(dir: Option<&Path>) -> Result<Repository> {
     })
 }
 
+/// `GIT_INDEX_FILE` as git means it: a relative value is relative to the worktree (git
+/// runs hooks there, but a wrapper may have changed folder).
+fn index_file_from_env(repo: &Repository) -> Option<std::path::PathBuf> {
+    let value = std::path::PathBuf::from(std::env::var_os("GIT_INDEX_FILE")?);
+    if value.is_absolute() {
+        return Some(value);
+    }
+    let base = repo.workdir().unwrap_or_else(|| repo.path());
+    Some(base.join(value))
+}
+
 /// The snapshot claimed paths are looked up in.
 enum Snapshot<'r> {
     Index(Index),
@@ -73,7 +84,30 @@ fn join_repo_path(dir: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1";
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1\n";
+
+/// A real git LFS pointer, not a file that merely starts like one: small, and only
+/// `version`, `oid sha256:<64 hex>`, `size` and `ext-*` lines.
+fn is_lfs_pointer(content: &[u8]) -> bool {
+    if content.len() > 1024 || !content.starts_with(LFS_POINTER) {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(content) else {
+        return false;
+    };
+    let mut has_oid = false;
+    for line in text.lines().skip(1) {
+        if let Some(hex) = line.strip_prefix("oid sha256:") {
+            has_oid = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+            if !has_oid {
+                return false;
+            }
+        } else if !(line.starts_with("size ") || line.starts_with("ext-") || line.is_empty()) {
+            return false;
+        }
+    }
+    has_oid
+}
 
 pub struct GitScan<'a> {
     pub scanner: &'a Scanner,
@@ -85,7 +119,7 @@ impl GitScan<'_> {
     /// the folders above each staged file: a data file changed without its manifest is
     /// caught at commit time, at the cost of a few index lookups.
     pub fn staged(&self) -> Result<Report> {
-        if let Some(parsed) = self.parsed_index() {
+        if let Some(parsed) = self.parsed_index()? {
             let parsed = std::rc::Rc::new(parsed);
             let blobs = changes::staged_fast(self.repo, &parsed)?;
             let blobs = self.with_manifests(blobs, |p| parsed.get(p));
@@ -102,23 +136,28 @@ impl GitScan<'_> {
     }
 
     /// The index git points the hook at, read by our own reader when its form allows.
-    fn parsed_index(&self) -> Option<ParsedIndex> {
+    /// `Err` when git named an index that is not there: judging "nothing staged" then
+    /// would let the commit through unseen.
+    fn parsed_index(&self) -> Result<Option<ParsedIndex>> {
         let sha256_objects = self
             .repo
             .config()
             .and_then(|c| c.get_string("extensions.objectformat"))
             .is_ok_and(|f| f.eq_ignore_ascii_case("sha256"));
         if sha256_objects || self.repo.is_bare() {
-            return None;
+            return Ok(None);
         }
-        let file = std::env::var_os("GIT_INDEX_FILE")
-            .map(std::path::PathBuf::from)
+        let named = index_file_from_env(self.repo);
+        let file = named
+            .clone()
             .unwrap_or_else(|| self.repo.path().join("index"));
         match std::fs::read(&file) {
-            Ok(data) => index::parse(&data),
+            Ok(data) => Ok(index::parse(&data)),
             // No index yet (a fresh repository): nothing is staged.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(ParsedIndex::default()),
-            Err(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && named.is_none() => {
+                Ok(Some(ParsedIndex::default()))
+            }
+            Err(e) => Err(crate::error::Error::io(&file, e)),
         }
     }
 
@@ -188,7 +227,7 @@ impl GitScan<'_> {
         for b in blobs {
             let blob = self.repo.find_blob(b.oid)?;
             let content = blob.content();
-            if content.starts_with(LFS_POINTER) {
+            if is_lfs_pointer(content) {
                 files.push(FileRecord {
                     path: b.path.clone(),
                     sha256: Some(crate::hex::encode(&Sha256::digest(content))),
@@ -219,7 +258,13 @@ impl GitScan<'_> {
             for f in &mut found {
                 f.commit.clone_from(&commit);
             }
-            files.push(outcome.record);
+            let mut record = outcome.record;
+            // Content the gate could not judge (too large, a gzip bomb, corrupt gzip)
+            // must not pass as clean: it makes the run incomplete, which blocks.
+            if record.status == FileStatus::Skipped && record.reason.as_deref() != Some("binary") {
+                record.error = true;
+            }
+            files.push(record);
             findings.extend(found);
         }
         Ok(Report::new(

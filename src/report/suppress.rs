@@ -8,7 +8,7 @@ use super::{Report, Suppressed};
 use crate::config::AllowEntry;
 use crate::error::{Error, Result};
 use crate::finding::Finding;
-use globset::{Glob, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::Path;
@@ -113,8 +113,11 @@ impl Acceptance {
         for a in allow {
             let matcher = match (&a.fingerprint, &a.path, &a.rule) {
                 (Some(fp), _, _) => Allow::Fingerprint(fp.to_ascii_lowercase()),
+                // `*` stays inside one folder; `**` crosses folders.
                 (None, Some(glob), Some(rule)) => Allow::PathRule(
-                    Glob::new(glob)
+                    GlobBuilder::new(glob)
+                        .literal_separator(true)
+                        .build()
                         .map_err(|e| Error::Usage(format!("allow: path glob `{glob}`: {e}")))?
                         .compile_matcher(),
                     rule.clone(),
