@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod daemon;
 pub mod detect;
 pub mod error;
 pub mod finding;

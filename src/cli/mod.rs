@@ -66,6 +66,13 @@ pub enum Command {
     /// Print today's findings as a baseline: `privacy-audit baseline . >
     /// .privacy-audit-baseline.json`. Baselined findings no longer fail scans or hooks.
     Baseline(BaselineArgs),
+    /// Watch the configured folders and judge every new or changed file (systemd).
+    Daemon,
+    /// Audit-trail tools.
+    Report {
+        #[command(subcommand)]
+        command: ReportCommand,
+    },
     /// List the rules or run their built-in examples.
     Rules {
         #[command(subcommand)]
@@ -194,6 +201,16 @@ pub struct BaselineArgs {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Walk the daemon's report chain; exit 1 naming the first report that was edited,
+    /// removed or reordered.
+    Verify {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 pub enum RulesCommand {
     /// Show every active rule and the built-in validators.
     List {
@@ -228,7 +245,8 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    init_logging(cli.verbose);
+    let quiet_default = !matches!(cli.command, Command::Daemon);
+    init_logging(cli.verbose, quiet_default);
     match run(&cli) {
         Ok(exit) => exit as i32,
         Err(e) => {
@@ -242,6 +260,24 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
     // The git doors read the repository's own config, so they load it themselves.
     match &cli.command {
         Command::ScanGit(args) => return git_cmd::scan_git(cli, args),
+        Command::Daemon => {
+            crate::daemon::Daemon::new(cli.config.clone(), cli.key_file.clone())?.run()?;
+            return Ok(Exit::Clean);
+        }
+        Command::Report {
+            command: ReportCommand::Verify { dir },
+        } => {
+            return match crate::daemon::trail::verify(dir)? {
+                Ok(n) => {
+                    println!("{}: chain of {n} reports verified", dir.display());
+                    Ok(Exit::Clean)
+                }
+                Err(broken) => {
+                    println!("{}: chain broken: {broken}", dir.display());
+                    Ok(Exit::Findings)
+                }
+            };
+        }
         Command::Hook { command } => return git_cmd::hook(cli, command),
         _ => {}
     }
@@ -251,7 +287,9 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
         Command::Rules { command } => rules_cmd::run(config, command),
         Command::Baseline(args) => baseline_cmd::run(cli, config, args),
-        Command::ScanGit(_) | Command::Hook { .. } => unreachable!("dispatched above"),
+        Command::ScanGit(_) | Command::Hook { .. } | Command::Daemon | Command::Report { .. } => {
+            unreachable!("dispatched above")
+        }
     }
 }
 
@@ -292,9 +330,10 @@ pub(crate) fn load_key(cli: &Cli) -> Result<FingerprintKey, Error> {
     FingerprintKey::load_or_create(&path)
 }
 
-fn init_logging(verbose: u8) {
+fn init_logging(verbose: u8, quiet_default: bool) {
     let default = match verbose {
-        0 => "warn",
+        0 if quiet_default => "warn",
+        0 => "info",
         1 => "info",
         2 => "debug",
         _ => "trace",
@@ -304,6 +343,8 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // journald and log files want plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }

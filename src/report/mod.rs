@@ -95,6 +95,23 @@ pub struct Report {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suppressed: Vec<Suppressed>,
     pub summary: Summary,
+    /// Daemon trail: this report's place in the chain and the sha256 of the one before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prev_report_sha256: Option<String>,
+    /// Daemon: files that disappeared since they were last judged (deleted or renamed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    /// Daemon: violating files moved out of the watched folders, and where to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quarantined: Vec<Quarantined>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Quarantined {
+    pub path: String,
+    pub to: String,
 }
 
 impl Report {
@@ -136,6 +153,10 @@ impl Report {
             findings,
             suppressed: Vec::new(),
             summary,
+            sequence: None,
+            prev_report_sha256: None,
+            removed: Vec::new(),
+            quarantined: Vec::new(),
         }
     }
 

@@ -50,8 +50,8 @@ pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
     for dir in &config.rules.dirs {
         let dir = config.resolve(dir);
         if !dir.is_dir() {
-            // The default `rules` folder is optional; one a config names is expected.
-            if config.from_file {
+            // The default `rules` folder is optional; another one a config names is expected.
+            if config.from_file && config.rules.dirs != crate::config::RulesConfig::default().dirs {
                 tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
             }
             continue;

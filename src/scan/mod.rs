@@ -162,6 +162,41 @@ impl Scanner {
         };
         walk::walk(roots, &self.excludes, self.threads, &visit);
         drop(tx);
+        Ok(self.assemble(rx, started, clock))
+    }
+
+    /// Scans the given files (disk path, report path, the root claims may not leave), in
+    /// parallel, with the same verification as [`Scanner::scan_paths`]: the daemon's
+    /// batches.
+    pub fn scan_files(&self, items: &[(PathBuf, String, PathBuf)]) -> Report {
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let (tx, rx) = mpsc::channel::<Visited>();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..self.threads.min(items.len()).max(1) {
+                let tx = tx.clone();
+                let next = &next;
+                s.spawn(move || {
+                    while let Some((disk, rel, root)) =
+                        items.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
+                        let site = ClaimSite {
+                            dir: disk.parent().map(Path::to_path_buf).unwrap_or_default(),
+                            root: root.clone(),
+                        };
+                        let outcome = self.scan_path(disk, rel.clone());
+                        let _ = tx.send(Visited::Read(outcome, Some((disk.clone(), site))));
+                    }
+                });
+            }
+        });
+        drop(tx);
+        self.assemble(rx, started, clock)
+    }
+
+    /// Verifies the claims the files made, once every file is in, and builds the report.
+    fn assemble(&self, rx: mpsc::Receiver<Visited>, started: SystemTime, clock: Instant) -> Report {
         let (mut files, mut findings, mut claims, mut seen) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for visited in rx {
@@ -196,13 +231,13 @@ impl Scanner {
         if let Err(e) = self.cache.save() {
             tracing::warn!(error = %e, "could not save the hash cache; the next run will rehash");
         }
-        Ok(Report::new(
+        Report::new(
             self.rules.sha256.clone(),
             started,
             clock.elapsed(),
             files,
             findings,
-        ))
+        )
     }
 
     /// In provenance mode only files that can hold hashes are read; the rest are read

@@ -1,0 +1,196 @@
+//! The audit trail: one report per batch, `report-<sequence>.json`, each carrying the
+//! sha256 of the report before it, written atomically (temp file, fsync, rename, fsync
+//! of the folder) so a crash leaves either the whole report or none. `audit.jsonl`
+//! beside them gets one line per finding (masked, like every output) and one line per
+//! report with its sha256, for log shippers — which also anchors the newest report,
+//! the one no later report vouches for yet.
+
+use crate::error::{Error, Result};
+use crate::report::Report;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const PREFIX: &str = "report-";
+const SUFFIX: &str = ".json";
+pub const AUDIT_LOG: &str = "audit.jsonl";
+
+pub fn report_name(sequence: u64) -> String {
+    format!("{PREFIX}{sequence:010}{SUFFIX}")
+}
+
+fn sequence_of(name: &str) -> Option<u64> {
+    name.strip_prefix(PREFIX)?
+        .strip_suffix(SUFFIX)?
+        .parse()
+        .ok()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    crate::hex::encode(&Sha256::digest(bytes))
+}
+
+/// The reports in `dir`, by sequence.
+pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        if let Some(seq) = sequence_of(&name.to_string_lossy()) {
+            out.push((seq, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Where the chain stands: the next sequence number and the sha256 of the last report.
+pub struct Head {
+    pub next: u64,
+    pub last_sha256: Option<String>,
+}
+
+pub fn head(dir: &Path) -> Result<Head> {
+    match list(dir)?.last() {
+        Some((seq, path)) => {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+            Ok(Head {
+                next: seq + 1,
+                last_sha256: Some(sha256_hex(&bytes)),
+            })
+        }
+        None => Ok(Head {
+            next: 1,
+            last_sha256: None,
+        }),
+    }
+}
+
+/// Writes `report` as the next link of the chain and logs it to `audit.jsonl`.
+pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    report.sequence = Some(head.next);
+    report.prev_report_sha256 = head.last_sha256.clone();
+    let mut bytes = serde_json::to_vec_pretty(report)
+        .map_err(|e| Error::Usage(format!("report cannot be serialised: {e}")))?;
+    bytes.push(b'\n');
+    let path = dir.join(report_name(head.next));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".report-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(&bytes).map_err(|e| Error::io(&path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+    tmp.persist_noclobber(&path)
+        .map_err(|e| Error::io(&path, e.error))?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))?;
+    let sha = sha256_hex(&bytes);
+    log_audit(dir, report, &path, &sha)?;
+    head.next += 1;
+    head.last_sha256 = Some(sha);
+    Ok(path)
+}
+
+fn log_audit(dir: &Path, report: &Report, path: &Path, sha: &str) -> Result<()> {
+    let log = dir.join(AUDIT_LOG);
+    let mut lines = String::new();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    for f in &report.findings {
+        let line = serde_json::json!({
+            "time": report.finished_at, "report": name, "path": f.location.path,
+            "line": f.location.line, "column": f.location.column,
+            "json_pointer": f.location.json_pointer, "rule_id": f.rule_id,
+            "category": f.category, "severity": f.severity, "excerpt": f.excerpt,
+            "fingerprint": f.fingerprint,
+        });
+        lines.push_str(&line.to_string());
+        lines.push('\n');
+    }
+    let summary = serde_json::json!({
+        "time": report.finished_at, "report": name, "sha256": sha,
+        "files": report.files.len(), "findings": report.findings.len(),
+    });
+    lines.push_str(&summary.to_string());
+    lines.push('\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .map_err(|e| Error::io(&log, e))?;
+    f.write_all(lines.as_bytes())
+        .and_then(|()| f.sync_data())
+        .map_err(|e| Error::io(&log, e))
+}
+
+/// Walks the chain; `Err` names the first report that was edited, removed or reordered.
+pub fn verify(dir: &Path) -> Result<std::result::Result<usize, String>> {
+    let reports = list(dir)?;
+    let anchors = audit_anchors(dir);
+    let mut prev: Option<(u64, String)> = None;
+    for (seq, path) in &reports {
+        let name = report_name(*seq);
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            return Ok(Err(format!(
+                "{name}: not a complete JSON report (edited or truncated)"
+            )));
+        };
+        if doc["sequence"].as_u64() != Some(*seq) {
+            return Ok(Err(format!(
+                "{name}: its sequence field says {}, not {seq}: reports were renamed or reordered",
+                doc["sequence"]
+            )));
+        }
+        let claimed = doc["prev_report_sha256"].as_str().map(str::to_string);
+        match &prev {
+            Some((p, _)) if *p + 1 != *seq => {
+                return Ok(Err(format!(
+                    "{}: missing (removed) — the chain jumps from {} to {name}",
+                    report_name(p + 1),
+                    report_name(*p)
+                )));
+            }
+            Some((p, sha)) if claimed.as_deref() != Some(sha.as_str()) => {
+                return Ok(Err(format!(
+                    "{}: edited — {name} records a different sha256 for it",
+                    report_name(*p)
+                )));
+            }
+            None if claimed.is_some() && *seq != 1 => {
+                // The oldest reports were rotated away; the chain starts here.
+            }
+            _ => {}
+        }
+        let sha = sha256_hex(&bytes);
+        if let Some(anchored) = anchors.get(&name)
+            && *anchored != sha
+        {
+            return Ok(Err(format!(
+                "{name}: edited — {AUDIT_LOG} recorded a different sha256 for it"
+            )));
+        }
+        prev = Some((*seq, sha));
+    }
+    Ok(Ok(reports.len()))
+}
+
+/// `report` → sha256 lines of `audit.jsonl` (absent or unreadable: none).
+fn audit_anchors(dir: &Path) -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(dir.join(AUDIT_LOG)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| {
+            Some((
+                v["report"].as_str()?.to_string(),
+                v["sha256"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,214 @@
+//! From file-system events to files ready to judge.
+//!
+//! Events are hints, not truth: notify's inotify backend forwards them into a bounded
+//! channel (a full channel blocks its thread, the kernel queue may then overflow, and
+//! the overflow comes back as a rescan request). A path is judged once it is *stable*:
+//! its (size, mtime) unchanged across a whole debounce window, so a file still being
+//! written is never judged half-written and an atomic save (temp file renamed into
+//! place) is judged once, under its final name. Reconcile walks against the persisted
+//! state are the truth: at start, after an overflow or a watcher error, and
+//! periodically for roots that could not be watched.
+
+use super::state::{State, stamp};
+use crate::scan::walk::{self, Entry, Excludes};
+use notify::{EventKind, RecursiveMode, Watcher};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// Paths waiting for the debounce window: beyond this many the daemon stops tracking
+/// single paths and walks the roots instead, so memory stays bounded in any burst.
+pub const MAX_PENDING: usize = 100_000;
+const CHANNEL: usize = 4096;
+
+#[derive(Debug)]
+pub enum Hint {
+    Path(PathBuf),
+    /// A folder appeared: files may have been created in it before its watch existed.
+    Folder(PathBuf),
+    /// Events were lost (queue overflow, watcher error): walk everything.
+    Rescan(String),
+}
+
+pub struct Watch {
+    /// Kept alive: dropping the watcher stops the events.
+    _watcher: Option<notify::RecommendedWatcher>,
+    /// Roots that could not be watched and are walked every `poll_every`.
+    pub polled: Vec<PathBuf>,
+}
+
+pub fn start(roots: &[PathBuf]) -> (Watch, mpsc::Receiver<Hint>) {
+    let (tx, rx) = mpsc::channel(CHANNEL);
+    let handler_tx = tx.clone();
+    let handler = move |res: notify::Result<notify::Event>| {
+        let hints: Vec<Hint> = match res {
+            Ok(event) if event.need_rescan() => vec![Hint::Rescan("event queue overflow".into())],
+            Ok(event) => {
+                let folder = matches!(
+                    event.kind,
+                    EventKind::Create(notify::event::CreateKind::Folder)
+                );
+                event
+                    .paths
+                    .into_iter()
+                    .map(|p| {
+                        if folder {
+                            Hint::Folder(p)
+                        } else {
+                            Hint::Path(p)
+                        }
+                    })
+                    .collect()
+            }
+            Err(e) => vec![Hint::Rescan(format!("watcher error: {e}"))],
+        };
+        for h in hints {
+            // The receiver is gone only when the daemon is stopping.
+            let _ = handler_tx.blocking_send(h);
+        }
+    };
+    let mut polled = Vec::new();
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let watcher = match notify::RecommendedWatcher::new(handler, config) {
+        Ok(mut w) => {
+            for root in roots {
+                if let Err(e) = w.watch(root, RecursiveMode::Recursive) {
+                    tracing::warn!(root = %root.display(), error = %e,
+                        "cannot watch this folder (inotify watch limit? see \
+                         /proc/sys/fs/inotify/max_user_watches); polling it instead");
+                    polled.push(root.clone());
+                }
+            }
+            Some(w)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "no file-system watcher; polling every root instead");
+            polled.extend(roots.iter().cloned());
+            None
+        }
+    };
+    drop(tx);
+    (
+        Watch {
+            _watcher: watcher,
+            polled,
+        },
+        rx,
+    )
+}
+
+struct Pending {
+    last_event: Instant,
+    stamp: Option<(u64, i64)>,
+}
+
+/// Debounce and stability bookkeeping.
+#[derive(Default)]
+pub struct Queue {
+    pending: HashMap<PathBuf, Pending>,
+    /// Too many paths at once: a reconcile walk is owed once the queue drains.
+    pub overflowed: bool,
+}
+
+impl Queue {
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    pub fn hint(&mut self, path: PathBuf, now: Instant) {
+        if self.pending.len() >= MAX_PENDING && !self.pending.contains_key(&path) {
+            self.overflowed = true;
+            return;
+        }
+        let stamp = stamp(&path);
+        self.pending.insert(
+            path,
+            Pending {
+                last_event: now,
+                stamp,
+            },
+        );
+    }
+
+    /// Paths stable for a whole window, at most `limit`; vanished paths are returned
+    /// separately (they may need a removal record).
+    pub fn take_ready(
+        &mut self,
+        now: Instant,
+        window: Duration,
+        limit: usize,
+    ) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let (mut ready, mut gone) = (Vec::new(), Vec::new());
+        self.pending.retain(|path, p| {
+            if ready.len() >= limit || now.duration_since(p.last_event) < window {
+                return true;
+            }
+            let current = stamp(path);
+            if current.is_none() {
+                gone.push(path.clone());
+                return false;
+            }
+            if current == p.stamp {
+                ready.push(path.clone());
+                return false;
+            }
+            // Still changing: wait another window from now.
+            p.stamp = current;
+            p.last_event = now;
+            true
+        });
+        ready.sort();
+        (ready, gone)
+    }
+}
+
+/// Every regular file under `roots` that the state does not hold as judged, plus the
+/// state's files that are gone.
+pub fn reconcile(
+    roots: &[PathBuf],
+    excludes: &Excludes,
+    skip_dirs: &[PathBuf],
+    state: &State,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let found = std::sync::Mutex::new(Vec::new());
+    walk::walk(roots, excludes, 2, &|entry| {
+        if let Entry::File { path, .. } = entry
+            && !skip_dirs.iter().any(|d| path.starts_with(d))
+            && let Ok(mut f) = found.lock()
+        {
+            f.push(path);
+        }
+    });
+    let found = found.into_inner().unwrap_or_default();
+    let present: std::collections::HashSet<&Path> = found.iter().map(PathBuf::as_path).collect();
+    let gone = state
+        .files
+        .keys()
+        .filter(|p| roots.iter().any(|r| p.starts_with(r)) && !present.contains(p.as_path()))
+        .cloned()
+        .collect();
+    let changed = found
+        .iter()
+        .filter(|p| stamp(p).is_none_or(|s| !state.is_current(p, s)))
+        .cloned()
+        .collect();
+    (changed, gone)
+}
+
+/// The files under a folder that appeared (its watch may have come after them).
+pub fn files_under(dir: &Path, excludes: &Excludes) -> Vec<PathBuf> {
+    let found = std::sync::Mutex::new(Vec::new());
+    walk::walk(&[dir.to_path_buf()], excludes, 1, &|entry| {
+        if let Entry::File { path, .. } = entry
+            && let Ok(mut f) = found.lock()
+        {
+            f.push(path);
+        }
+    });
+    found.into_inner().unwrap_or_default()
+}

@@ -1,0 +1,328 @@
+//! The real daemon process on temp folders, driven with real files and real signals.
+#![cfg(unix)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Daemon {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl Daemon {
+    /// A daemon watching `<dir>/data` with its trail in `<dir>/reports`.
+    fn start_in(dir: tempfile::TempDir, extra: &str) -> Daemon {
+        std::fs::create_dir_all(dir.path().join("data")).expect("data");
+        let config = format!(
+            "[daemon]\nwatch = [\"data\"]\nreports = \"reports\"\nstate = \"state\"\n\
+             quarantine = \"quarantine\"\ndebounce_ms = 200\n{extra}"
+        );
+        std::fs::write(dir.path().join("config.toml"), config).expect("config");
+        let mut d = Daemon { dir, child: None };
+        d.spawn();
+        d
+    }
+
+    fn start(extra: &str) -> Daemon {
+        Daemon::start_in(tempfile::tempdir().expect("tmp"), extra)
+    }
+
+    fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("daemon.log"))
+            .expect("log");
+        let child = Command::new(assert_cmd::cargo::cargo_bin("privacy-audit"))
+            .current_dir(self.dir.path())
+            .args(["daemon", "--config", "config.toml"])
+            .env_remove("RUST_LOG")
+            .env("NOTIFY_SOCKET", "")
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(log))
+            .spawn()
+            .expect("daemon starts");
+        self.child = Some(child);
+        let ready_count = self.log().matches(" ready ").count();
+        self.wait_for("the daemon to be ready", || {
+            self.log().matches(" ready ").count() > ready_count
+        });
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("daemon.log")).unwrap_or_default()
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    fn reports_dir(&self) -> PathBuf {
+        self.dir.path().join("reports")
+    }
+
+    fn signal(&self, sig: i32) {
+        let pid = self.child.as_ref().expect("running").id() as i32;
+        // SAFETY: kill(2) on our own child's pid has no memory effects.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+    }
+
+    fn wait_exit(&mut self) -> Option<i32> {
+        let mut child = self.child.take().expect("running");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                return status.code();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "daemon did not exit: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Every report in the trail, oldest first.
+    fn reports(&self) -> Vec<Value> {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(self.reports_dir())
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        names.retain(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("report-"))
+        });
+        names.sort();
+        names
+            .iter()
+            .map(|p| serde_json::from_slice(&std::fs::read(p).expect("read")).expect("json"))
+            .collect()
+    }
+
+    /// (path, rule ids) of every judged file across all reports.
+    fn judged(&self) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for r in self.reports() {
+            for f in r["files"].as_array().into_iter().flatten() {
+                let path = f["path"].as_str().unwrap_or_default().to_string();
+                let rules = r["findings"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|x| x["path"].as_str() == Some(&path))
+                    .map(|x| x["rule_id"].as_str().unwrap_or_default().to_string())
+                    .collect();
+                out.push((path, rules));
+            }
+        }
+        out
+    }
+
+    fn verdict(&self, name: &str) -> Option<Vec<String>> {
+        let path = self.data().join(name);
+        let path = path.to_string_lossy();
+        self.judged()
+            .into_iter()
+            .rev()
+            .find(|(p, _)| *p == path)
+            .map(|(_, r)| r)
+    }
+
+    fn wait_for(&self, what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done() {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_verdict(&self, name: &str) -> Vec<String> {
+        let mut got = None;
+        self.wait_for(name, || {
+            got = self.verdict(name);
+            got.is_some()
+        });
+        got.unwrap_or_default()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(p) = path.parent() {
+        std::fs::create_dir_all(p).expect("mkdir");
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+#[test]
+fn new_files_are_judged_and_new_folders_watched() {
+    let mut d = Daemon::start("");
+    write(
+        &d.data().join("a.jsonl"),
+        "{\"note\": \"mail ion.popescu@gmail.com\"}\n",
+    );
+    write(&d.data().join("clean.jsonl"), "{\"note\": \"fine\"}\n");
+    // A folder made and filled at once: its files may predate its watch.
+    write(
+        &d.data().join("new/deeper/b.txt"),
+        "host gpu-17.ml.internal\n",
+    );
+    assert_eq!(d.wait_verdict("a.jsonl"), vec!["email.address"]);
+    assert_eq!(d.wait_verdict("clean.jsonl"), Vec::<String>::new());
+    assert_eq!(
+        d.wait_verdict("new/deeper/b.txt"),
+        vec!["hostname.internal"]
+    );
+    // Nothing in any output holds the value in full.
+    let trail = std::fs::read_to_string(d.reports_dir().join("audit.jsonl")).expect("audit log");
+    assert!(trail.contains("email.address"));
+    for text in [trail, d.log()] {
+        assert!(!text.contains("ion.popescu@gmail.com"));
+    }
+    // A deletion is recorded.
+    std::fs::remove_file(d.data().join("clean.jsonl")).expect("rm");
+    let gone = d.data().join("clean.jsonl").to_string_lossy().into_owned();
+    d.wait_for("the removal record", || {
+        d.reports().iter().any(|r| {
+            r["removed"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == gone.as_str()))
+        })
+    });
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}
+
+/// Written in pieces slower than nothing but faster than the debounce window: judged
+/// once, complete.
+#[test]
+fn a_file_written_slowly_is_judged_once_and_whole() {
+    let mut d = Daemon::start("");
+    let path = d.data().join("slow.jsonl");
+    let mut f = std::fs::File::create(&path).expect("create");
+    let mut whole = String::new();
+    for i in 0..8 {
+        let line = if i == 7 {
+            "{\"note\": \"last line mails ion.popescu@gmail.com\"}\n".to_string()
+        } else {
+            format!("{{\"i\": {i}}}\n")
+        };
+        std::io::Write::write_all(&mut f, line.as_bytes()).expect("write");
+        whole.push_str(&line);
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    drop(f);
+    assert_eq!(d.wait_verdict("slow.jsonl"), vec!["email.address"]);
+    std::thread::sleep(Duration::from_millis(800));
+    let name = path.to_string_lossy().into_owned();
+    let entries: Vec<Value> = d
+        .reports()
+        .iter()
+        .flat_map(|r| r["files"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["path"] == name.as_str())
+        .collect();
+    assert_eq!(entries.len(), 1, "judged once");
+    assert_eq!(entries[0]["bytes"], whole.len() as u64, "judged complete");
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}
+
+#[test]
+fn sighup_reloads_and_a_broken_config_keeps_the_old_one() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("terms.txt"), "# none yet\n").expect("terms");
+    let extra = "[privacy]\ndenylist_files = [\"terms.txt\"]\n";
+    let mut d = Daemon::start_in(dir, extra);
+    write(&d.data().join("one.txt"), "prepared for Zephyrion Labs\n");
+    assert_eq!(d.wait_verdict("one.txt"), Vec::<String>::new());
+    std::fs::write(d.dir.path().join("terms.txt"), "Zephyrion\n").expect("terms");
+    d.signal(libc::SIGHUP);
+    d.wait_for("the reload", || d.log().contains("reloaded"));
+    write(&d.data().join("two.txt"), "prepared for Zephyrion Labs\n");
+    assert_eq!(d.wait_verdict("two.txt"), vec!["denylist.term"]);
+    // A broken config is refused; the daemon goes on with the one it has.
+    std::fs::write(d.dir.path().join("config.toml"), "[daemon\nwatch = 3").expect("break");
+    d.signal(libc::SIGHUP);
+    d.wait_for("the failed reload", || d.log().contains("reload failed"));
+    write(&d.data().join("three.txt"), "prepared for Zephyrion Labs\n");
+    assert_eq!(d.wait_verdict("three.txt"), vec!["denylist.term"]);
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}
+
+/// kill -9 in the middle of a burst, then a restart: no partial report, the chain
+/// verifies, and every file is judged exactly once across both runs. Then an edited
+/// report is caught.
+#[test]
+fn crash_during_a_burst_then_restart_judges_each_file_once() {
+    let mut d = Daemon::start("");
+    let n = 3000;
+    for i in 0..n {
+        write(
+            &d.data().join(format!("burst/f{i:05}.txt")),
+            &format!("line {i}\n"),
+        );
+    }
+    d.wait_for("a first report", || !d.reports().is_empty());
+    d.signal(libc::SIGKILL);
+    let _ = d.wait_exit();
+    let leftovers: Vec<String> = std::fs::read_dir(d.reports_dir())
+        .expect("reports")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("report-") && n != "audit.jsonl" && !n.starts_with(".report-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    d.spawn();
+    d.wait_for("every file judged", || d.judged().len() >= n);
+    std::thread::sleep(Duration::from_millis(600));
+    let mut paths: Vec<String> = d.judged().into_iter().map(|(p, _)| p).collect();
+    let total = paths.len();
+    paths.sort();
+    paths.dedup();
+    assert_eq!((paths.len(), total), (n, n), "each file exactly once");
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+
+    let bin = assert_cmd::cargo::cargo_bin("privacy-audit");
+    let verify = |dir: &Path| {
+        Command::new(&bin)
+            .args(["report", "verify"])
+            .arg(dir)
+            .output()
+            .expect("runs")
+    };
+    let ok = verify(&d.reports_dir());
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    let first = d.reports_dir().join("report-0000000001.json");
+    let text = std::fs::read_to_string(&first).expect("report");
+    std::fs::write(
+        &first,
+        text.replacen("line", "LINE", 1)
+            .replacen("\"bytes\": 7", "\"bytes\": 8", 1),
+    )
+    .expect("edit");
+    let bad = verify(&d.reports_dir());
+    assert_eq!(bad.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&bad.stdout);
+    assert!(said.contains("report-0000000001.json: edited"), "{said}");
+}
