@@ -326,3 +326,33 @@ fn crash_during_a_burst_then_restart_judges_each_file_once() {
     let said = String::from_utf8_lossy(&bad.stdout);
     assert!(said.contains("report-0000000001.json: edited"), "{said}");
 }
+
+#[test]
+fn atomic_saves_are_judged_once_and_quarantine_moves_without_loss() {
+    let mut d = Daemon::start("on_violation = \"quarantine\"\n");
+    // An editor's save: write a temp file, rename it over the final name.
+    let tmp = d.data().join(".save.tmp");
+    let body = "{\"note\": \"mail ion.popescu@gmail.com\"}\n";
+    write(&tmp, body);
+    std::fs::rename(&tmp, d.data().join("saved.jsonl")).expect("rename");
+    assert_eq!(d.wait_verdict("saved.jsonl"), vec!["email.address"]);
+    let tmp_name = tmp.to_string_lossy().into_owned();
+    assert!(
+        d.judged().iter().all(|(p, _)| *p != tmp_name),
+        "the temp name is never judged"
+    );
+    // Quarantine: moved out of the watched folder, byte for byte, and recorded.
+    let report = d
+        .reports()
+        .into_iter()
+        .find(|r| r["quarantined"].is_array())
+        .expect("a report with the move");
+    let to = PathBuf::from(report["quarantined"][0]["to"].as_str().expect("to"));
+    assert!(!d.data().join("saved.jsonl").exists());
+    assert_eq!(
+        std::fs::read_to_string(&to).expect("quarantined copy"),
+        body
+    );
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}
