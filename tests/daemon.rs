@@ -187,6 +187,11 @@ fn new_files_are_judged_and_new_folders_watched() {
         d.wait_verdict("new/deeper/b.txt"),
         vec!["hostname.internal"]
     );
+    // A folder moved in whole raises one rename event, not one per file.
+    let staging = d.dir.path().join("staging/batch");
+    write(&staging.join("c.txt"), "peer 10.0.3.17\n");
+    std::fs::rename(&staging, d.data().join("batch")).expect("move in");
+    assert_eq!(d.wait_verdict("batch/c.txt"), vec!["ip.v4"]);
     // Nothing in any output holds the value in full.
     let trail = std::fs::read_to_string(d.reports_dir().join("audit.jsonl")).expect("audit log");
     assert!(trail.contains("email.address"));
@@ -325,6 +330,23 @@ fn crash_during_a_burst_then_restart_judges_each_file_once() {
     assert_eq!(bad.status.code(), Some(1));
     let said = String::from_utf8_lossy(&bad.stdout);
     assert!(said.contains("report-0000000001.json: edited"), "{said}");
+    // Put it back, then remove the newest report: the log still names it.
+    std::fs::write(&first, text).expect("restore");
+    assert_eq!(verify(&d.reports_dir()).status.code(), Some(0));
+    let newest = d
+        .reports()
+        .last()
+        .and_then(|r| r["sequence"].as_u64())
+        .expect("a sequence");
+    let newest = format!("report-{newest:010}.json");
+    std::fs::remove_file(d.reports_dir().join(&newest)).expect("rm");
+    let gone = verify(&d.reports_dir());
+    assert_eq!(gone.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&gone.stdout);
+    assert!(
+        said.contains(&format!("{newest}: missing (removed)")),
+        "{said}"
+    );
 }
 
 #[test]

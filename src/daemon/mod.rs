@@ -7,15 +7,17 @@
 //! reloads config and rules (a broken config is logged and the old one kept), SIGTERM
 //! finishes the batch in flight, writes its report and exits 0.
 
+mod quarantine;
 pub mod state;
 pub mod trail;
 pub mod watch;
 
 use crate::config::{Config, OnViolation};
 use crate::error::{Error, Result};
+use crate::provenance::cache::Stamp;
 use crate::report::fingerprint::FingerprintKey;
 use crate::report::suppress::{Acceptance, Baseline};
-use crate::report::{FileStatus, Quarantined, Report};
+use crate::report::{FileStatus, Report};
 use crate::rules::RuleSet;
 use crate::scan::Scanner;
 use crate::scan::walk::Excludes;
@@ -138,10 +140,14 @@ impl Daemon {
             sig(SignalKind::interrupt())?,
         );
         let (mut watch, mut hints) = watch::start(&self.setup.roots);
+        let mut watching = true;
         self.catch_up("start");
-        while !self.queue.is_empty() {
-            tokio::time::sleep(self.window() / 2).await;
-            self.process(Instant::now() + self.window());
+        // READY once what was found at start is judged — bounded, so a file that is
+        // written without pause cannot hold the service in "activating" forever.
+        let start = Instant::now();
+        while !self.queue.is_empty() && start.elapsed() < self.window() * 4 {
+            tokio::time::sleep(self.window() / 4).await;
+            while self.process_one(Instant::now()) {}
         }
         tracing::info!(
             roots = self.setup.roots.len(),
@@ -154,33 +160,43 @@ impl Daemon {
         let mut last_poll = Instant::now();
         loop {
             tokio::select! {
-                hint = hints.recv() => match hint {
+                hint = hints.recv(), if watching => match hint {
+                    Some(Hint::Rescan(why)) if why.starts_with("watcher error") => {
+                        tracing::warn!(reason = %why, "the watcher failed; walking, and polling every root from now on");
+                        watch.polled = self.setup.roots.clone();
+                        self.catch_up("watcher error");
+                    }
                     Some(h) => self.on_hint(h),
                     None => {
                         tracing::warn!("the watcher stopped; polling every root instead");
                         watch.polled = self.setup.roots.clone();
-                        hints = tokio::sync::mpsc::channel(1).1;
+                        watching = false;
                     }
                 },
                 _ = tick.tick() => {
                     if sd_notify::watchdog_enabled().is_some() {
                         notify(&[NotifyState::Watchdog]);
                     }
-                    if !watch.polled.is_empty() && last_poll.elapsed() >= poll_every {
+                    let lost = watch.lost.swap(false, std::sync::atomic::Ordering::Relaxed);
+                    let poll_due = !watch.polled.is_empty() && last_poll.elapsed() >= poll_every;
+                    // Overflowed paths are walked for as soon as the queue has room again.
+                    let room = self.queue.overflowed && self.queue.len() < watch::MAX_PENDING / 2;
+                    if lost || poll_due || room {
                         last_poll = Instant::now();
-                        self.catch_up("poll");
-                    }
-                    if self.queue.overflowed && self.queue.is_empty() {
                         self.queue.overflowed = false;
-                        self.catch_up("queue overflow");
+                        self.catch_up(if lost { "events dropped while busy" } else { "poll" });
                     }
-                    self.process(Instant::now());
+                    // One batch per tick: the watchdog and signals are served between.
+                    self.process_one(Instant::now());
                 }
                 _ = hup.recv() => {
-                    self.reload();
-                    let (w, h) = watch::start(&self.setup.roots);
-                    (watch, hints) = (w, h);
-                    self.catch_up("reload");
+                    if self.reload() {
+                        // The old watches go first: two full sets could hit the limit.
+                        drop(watch);
+                        (watch, hints) = watch::start(&self.setup.roots);
+                        watching = true;
+                        self.catch_up("reload");
+                    }
                 }
                 _ = term.recv() => break,
                 _ = int.recv() => break,
@@ -194,17 +210,34 @@ impl Daemon {
         Ok(())
     }
 
+    /// Is `path` one of ours, or excluded by `scan.exclude` (relative to its root)?
+    fn ignored(&self, path: &Path, own: &[PathBuf]) -> bool {
+        if own.iter().any(|d| path.starts_with(d)) {
+            return true;
+        }
+        let root = self.root_of(path);
+        let rel = path
+            .strip_prefix(&root)
+            .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        self.setup.excludes.file_excluded(&rel)
+    }
+
     fn on_hint(&mut self, hint: Hint) {
         let now = Instant::now();
         let own = self.own_dirs();
         match hint {
-            Hint::Path(p) if !own.iter().any(|d| p.starts_with(d)) => self.queue.hint(p, now),
-            Hint::Path(_) => {}
-            Hint::Folder(dir) => {
-                for p in watch::files_under(&dir, &self.setup.excludes) {
-                    if !own.iter().any(|d| p.starts_with(d)) {
-                        self.queue.hint(p, now);
+            // A folder moved in arrives as a rename of one path: walk it like a new one.
+            Hint::Path(p) | Hint::Folder(p) if p.is_dir() => {
+                for f in watch::files_under(&p, &self.setup.excludes) {
+                    if !self.ignored(&f, &own) {
+                        self.queue.hint(f, now);
                     }
+                }
+            }
+            Hint::Path(p) | Hint::Folder(p) => {
+                if !self.ignored(&p, &own) {
+                    self.queue.hint(p, now);
                 }
             }
             Hint::Rescan(why) => {
@@ -237,31 +270,39 @@ impl Daemon {
         }
     }
 
+    /// Records a vanished path — or a vanished folder: everything judged under it.
     fn forget(&mut self, path: &Path) {
-        if self.state.files.remove(path).is_some() {
-            self.removed.push(path.to_string_lossy().into_owned());
+        let under: Vec<PathBuf> = self
+            .state
+            .files
+            .keys()
+            .filter(|k| k.starts_with(path))
+            .cloned()
+            .collect();
+        for k in under {
+            self.state.files.remove(&k);
+            self.removed.push(k.to_string_lossy().into_owned());
         }
     }
 
-    /// Judges what is stable, in batches of [`BATCH`], one report each.
-    fn process(&mut self, now: Instant) {
-        loop {
-            let (ready, gone) = self.queue.take_ready(now, self.window(), BATCH);
-            for p in &gone {
-                self.forget(p);
-            }
-            let ready: Vec<PathBuf> = ready
-                .into_iter()
-                .filter(|p| state::stamp(p).is_none_or(|s| !self.state.is_current(p, s)))
-                .collect();
-            if ready.is_empty() {
-                if !self.removed.is_empty() {
-                    self.write_batch(Vec::new());
-                }
-                return;
-            }
-            self.write_batch(ready);
+    /// Judges one batch of what is stable; `false` when there was nothing to do.
+    fn process_one(&mut self, now: Instant) -> bool {
+        let (ready, gone) = self.queue.take_ready(now, self.window(), BATCH);
+        for p in &gone {
+            self.forget(p);
         }
+        let ready: Vec<PathBuf> = ready
+            .into_iter()
+            .filter(|p| state::stamp(p).is_none_or(|s| !self.state.is_current(p, s)))
+            .collect();
+        if ready.is_empty() {
+            if !self.removed.is_empty() {
+                self.write_batch(Vec::new());
+            }
+            return false;
+        }
+        self.write_batch(ready);
+        true
     }
 
     fn root_of(&self, path: &Path) -> PathBuf {
@@ -278,30 +319,34 @@ impl Daemon {
             .iter()
             .map(|p| (p.clone(), p.to_string_lossy().into_owned(), self.root_of(p)))
             .collect();
-        let stamps: Vec<Option<(u64, i64)>> = files.iter().map(|p| state::stamp(p)).collect();
+        let before: Vec<Option<Stamp>> = files.iter().map(|p| state::stamp(p)).collect();
         let mut report = self.setup.scanner.scan_files(&items);
         self.setup.acceptance.apply(&mut report);
         report.removed = std::mem::take(&mut self.removed);
-        if self.setup.config.daemon.on_violation == OnViolation::Quarantine {
-            self.quarantine(&mut report);
-        }
         let reports = self.setup.dir(&self.setup.config.daemon.reports);
+        if self.setup.config.daemon.on_violation == OnViolation::Quarantine {
+            let base = self.setup.dir(&self.setup.config.daemon.quarantine);
+            quarantine::move_violations(&mut report, &base, self.head.next, &reports);
+        }
         match trail::append(&reports, &mut self.head, &mut report) {
             Ok(path) => tracing::info!(report = %path.display(), files = report.files.len(),
                 findings = report.findings.len(), "report written"),
             Err(e) => {
-                // The files stay unjudged in the state: the next walk queues them again.
+                // Nothing was recorded: the removals wait for the next report and the
+                // files stay unjudged in the state, so a walk queues them again.
                 tracing::error!(error = %e, "cannot write the report; these files will be judged again");
+                self.removed = report.removed;
+                self.queue.overflowed = true;
                 return;
             }
         }
         self.judged += report.files.len() as u64;
         self.found += report.findings.len() as u64;
-        self.record(&report, &files, &stamps);
+        self.record(&report, &files, &before);
         notify(&[NotifyState::Status(&self.status())]);
     }
 
-    fn record(&mut self, report: &Report, files: &[PathBuf], stamps: &[Option<(u64, i64)>]) {
+    fn record(&mut self, report: &Report, files: &[PathBuf], before: &[Option<Stamp>]) {
         let with_findings: std::collections::HashSet<&str> = report
             .findings
             .iter()
@@ -309,17 +354,23 @@ impl Daemon {
             .collect();
         let moved: std::collections::HashSet<&str> =
             report.quarantined.iter().map(|q| q.path.as_str()).collect();
-        for (path, stamp) in files.iter().zip(stamps) {
+        let now = Instant::now();
+        for (path, before) in files.iter().zip(before) {
             let rel = path.to_string_lossy();
             let Some(rec) = report.files.iter().find(|f| f.path == rel) else {
                 continue;
             };
-            if moved.contains(rel.as_ref()) {
+            // Unreadable now (permissions): not remembered, so it is tried again.
+            if moved.contains(rel.as_ref()) || rec.error {
                 continue;
             }
-            let Some((size, mtime_ns)) = *stamp else {
+            let after = state::stamp(path);
+            if after.is_none() || after != *before {
+                // Changed while being read: what was judged may not be what is there.
+                self.queue.hint(path.clone(), now);
                 continue;
-            };
+            }
+            let Some(stamp) = after else { continue };
             let verdict = if rec.status == FileStatus::Skipped {
                 "skipped"
             } else if with_findings.contains(rel.as_ref()) {
@@ -330,8 +381,7 @@ impl Daemon {
             self.state.files.insert(
                 path.clone(),
                 FileState {
-                    size,
-                    mtime_ns,
+                    stamp,
                     sha256: rec.sha256.clone(),
                     verdict: verdict.into(),
                 },
@@ -344,53 +394,25 @@ impl Daemon {
         }
     }
 
-    /// Moves each violating file into the quarantine folder (a rename on the same
-    /// filesystem: not a byte lost, nothing deleted). A move that fails is logged and
-    /// the file stays where it is.
-    fn quarantine(&mut self, report: &mut Report) {
-        let base = self.setup.dir(&self.setup.config.daemon.quarantine);
-        let batch = self.head.next;
-        let mut paths: Vec<String> = report
-            .findings
-            .iter()
-            .map(|f| f.location.path.clone())
-            .collect();
-        paths.dedup();
-        for p in paths {
-            let from = PathBuf::from(&p);
-            let inside = from.strip_prefix("/").unwrap_or(&from);
-            let to = base.join(batch.to_string()).join(inside);
-            let moved = to
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::rename(&from, &to));
-            match moved {
-                Ok(()) => report.quarantined.push(Quarantined {
-                    path: p,
-                    to: to.to_string_lossy().into_owned(),
-                }),
-                Err(e) => tracing::error!(file = %p, error = %e,
-                    "cannot quarantine (it must be on the same filesystem); left in place"),
-            }
-        }
-    }
-
-    fn reload(&mut self) {
-        let now = sd_notify::NotifyState::monotonic_usec_now();
-        match now {
+    /// `true` when the new configuration took over.
+    fn reload(&mut self) -> bool {
+        match sd_notify::NotifyState::monotonic_usec_now() {
             Ok(usec) => notify(&[NotifyState::Reloading, usec]),
             Err(_) => notify(&[NotifyState::Reloading]),
         }
-        match Setup::load(self.config_path.as_deref(), self.key_file.as_deref()) {
+        let ok = match Setup::load(self.config_path.as_deref(), self.key_file.as_deref()) {
             Ok(setup) => {
                 self.setup = setup;
                 tracing::info!("configuration and rules reloaded");
+                true
             }
             Err(e) => {
-                tracing::error!(error = %e, "reload failed; keeping the previous configuration")
+                tracing::error!(error = %e, "reload failed; keeping the previous configuration");
+                false
             }
-        }
+        };
         notify(&[NotifyState::Ready, NotifyState::Status(&self.status())]);
+        ok
     }
 
     fn status(&self) -> String {

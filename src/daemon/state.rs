@@ -4,6 +4,7 @@
 //! state update was lost, is replayed at start, so no file is judged twice.
 
 use crate::error::{Error, Result};
+use crate::provenance::cache::Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
@@ -11,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileState {
-    pub size: u64,
-    pub mtime_ns: i64,
+    /// (device, inode, size, mtime, ctime): ctime catches a same-size edit whose mtime
+    /// was put back (`touch -r`).
+    pub stamp: Stamp,
     pub sha256: Option<String>,
     /// `clean`, `findings` or `skipped`.
     pub verdict: String,
@@ -27,14 +29,10 @@ pub struct State {
 
 const FILE: &str = "index.json";
 
-/// (size, mtime in ns) of a regular file; `None` for anything else or a vanished path.
-pub fn stamp(path: &Path) -> Option<(u64, i64)> {
+/// The stamp of a regular file; `None` for anything else or a vanished path.
+pub fn stamp(path: &Path) -> Option<Stamp> {
     let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let s = crate::provenance::cache::Stamp::of(&meta);
-    Some((s.size, s.mtime_ns))
+    meta.is_file().then(|| Stamp::of(&meta))
 }
 
 impl State {
@@ -67,10 +65,8 @@ impl State {
     }
 
     /// Is `path` as it is now already judged?
-    pub fn is_current(&self, path: &Path, now: (u64, i64)) -> bool {
-        self.files
-            .get(path)
-            .is_some_and(|f| (f.size, f.mtime_ns) == now)
+    pub fn is_current(&self, path: &Path, now: Stamp) -> bool {
+        self.files.get(path).is_some_and(|f| f.stamp == now)
     }
 
     /// Applies reports newer than `last_sequence` (written, but their state update lost).
@@ -103,13 +99,19 @@ impl State {
                 // Recording the report's hash with the current stamp only when the
                 // content still has that hash keeps "judged once" honest.
                 let Some(now) = stamp(&disk) else { continue };
-                let recorded = f["sha256"].as_str().map(str::to_string);
+                let Some(recorded) = f["sha256"].as_str().map(str::to_string) else {
+                    continue;
+                };
+                // Unreadable now: judged again later rather than stopping the start.
+                let Ok(file) = std::fs::File::open(&disk) else {
+                    continue;
+                };
                 let current = crate::provenance::cache::hash_reader(
-                    std::fs::File::open(&disk).map_err(|e| Error::io(&disk, e))?,
+                    file,
                     &crate::provenance::cache::Stats::default(),
                 )
                 .ok();
-                if recorded.is_none() || recorded != current {
+                if current.as_deref() != Some(recorded.as_str()) {
                     continue;
                 }
                 let verdict = if f["status"] == "skipped" {
@@ -122,9 +124,8 @@ impl State {
                 self.files.insert(
                     disk,
                     FileState {
-                        size: now.0,
-                        mtime_ns: now.1,
-                        sha256: recorded,
+                        stamp: now,
+                        sha256: Some(recorded),
                         verdict: verdict.into(),
                     },
                 );

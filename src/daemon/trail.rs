@@ -92,9 +92,12 @@ pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBu
         .and_then(|d| d.sync_all())
         .map_err(|e| Error::io(dir, e))?;
     let sha = sha256_hex(&bytes);
-    log_audit(dir, report, &path, &sha)?;
+    // The report is in the chain now, whatever happens to the log line below.
     head.next += 1;
-    head.last_sha256 = Some(sha);
+    head.last_sha256 = Some(sha.clone());
+    if let Err(e) = log_audit(dir, report, &path, &sha) {
+        tracing::error!(error = %e, "cannot append to audit.jsonl; the report itself is written");
+    }
     Ok(path)
 }
 
@@ -133,10 +136,18 @@ fn log_audit(dir: &Path, report: &Report, path: &Path, sha: &str) -> Result<()> 
 pub fn verify(dir: &Path) -> Result<std::result::Result<usize, String>> {
     let reports = list(dir)?;
     let anchors = audit_anchors(dir);
-    let mut prev: Option<(u64, String)> = None;
+    let mut prev: Option<(u64, String, String)> = None; // sequence, file name, sha256
     for (seq, path) in &reports {
-        let name = report_name(*seq);
+        let name = path
+            .file_name()
+            .map_or_else(|| report_name(*seq), |n| n.to_string_lossy().into_owned());
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let sha = sha256_hex(&bytes);
+        if anchors.get(&name).is_some_and(|a| *a != sha) {
+            return Ok(Err(format!(
+                "{name}: edited — {AUDIT_LOG} recorded a different sha256 for it"
+            )));
+        }
         let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
             return Ok(Err(format!(
                 "{name}: not a complete JSON report (edited or truncated)"
@@ -148,35 +159,41 @@ pub fn verify(dir: &Path) -> Result<std::result::Result<usize, String>> {
                 doc["sequence"]
             )));
         }
-        let claimed = doc["prev_report_sha256"].as_str().map(str::to_string);
-        match &prev {
-            Some((p, _)) if *p + 1 != *seq => {
+        let claimed = doc["prev_report_sha256"].as_str();
+        if let Some((p, pname, psha)) = &prev {
+            if *p == *seq {
+                return Ok(Err(format!("{name}: a second report with sequence {seq}")));
+            }
+            if *p + 1 != *seq {
                 return Ok(Err(format!(
-                    "{}: missing (removed) — the chain jumps from {} to {name}",
-                    report_name(p + 1),
-                    report_name(*p)
+                    "{}: missing (removed) — the chain jumps from {pname} to {name}",
+                    report_name(p + 1)
                 )));
             }
-            Some((p, sha)) if claimed.as_deref() != Some(sha.as_str()) => {
+            if claimed != Some(psha.as_str()) {
+                // The log vouches for the earlier report: then this one was altered.
+                let blamed = if anchors.get(pname) == Some(psha) {
+                    &name
+                } else {
+                    pname
+                };
                 return Ok(Err(format!(
-                    "{}: edited — {name} records a different sha256 for it",
-                    report_name(*p)
+                    "{blamed}: edited — {name} and {pname} no longer chain"
                 )));
             }
-            None if claimed.is_some() && *seq != 1 => {
-                // The oldest reports were rotated away; the chain starts here.
-            }
-            _ => {}
         }
-        let sha = sha256_hex(&bytes);
-        if let Some(anchored) = anchors.get(&name)
-            && *anchored != sha
-        {
-            return Ok(Err(format!(
-                "{name}: edited — {AUDIT_LOG} recorded a different sha256 for it"
-            )));
-        }
-        prev = Some((*seq, sha));
+        prev = Some((*seq, name, sha));
+    }
+    let present: std::collections::HashSet<String> = reports
+        .iter()
+        .filter_map(|(_, p)| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    let mut logged: Vec<&String> = anchors.keys().filter(|n| !present.contains(*n)).collect();
+    logged.sort();
+    if let Some(missing) = logged.first() {
+        return Ok(Err(format!(
+            "{missing}: missing (removed) — {AUDIT_LOG} records it"
+        )));
     }
     Ok(Ok(reports.len()))
 }

@@ -14,6 +14,8 @@ use crate::scan::walk::{self, Entry, Excludes};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -36,14 +38,30 @@ pub struct Watch {
     _watcher: Option<notify::RecommendedWatcher>,
     /// Roots that could not be watched and are walked every `poll_every`.
     pub polled: Vec<PathBuf>,
+    /// Set when a hint could not be queued (the channel was full): a walk is owed.
+    pub lost: Arc<AtomicBool>,
 }
 
 pub fn start(roots: &[PathBuf]) -> (Watch, mpsc::Receiver<Hint>) {
     let (tx, rx) = mpsc::channel(CHANNEL);
     let handler_tx = tx.clone();
+    let lost = Arc::new(AtomicBool::new(false));
+    let handler_lost = lost.clone();
     let handler = move |res: notify::Result<notify::Event>| {
         let hints: Vec<Hint> = match res {
             Ok(event) if event.need_rescan() => vec![Hint::Rescan("event queue overflow".into())],
+            // Reads (ours included) change nothing; a close after writing is worth a look.
+            Ok(event)
+                if matches!(event.kind, EventKind::Access(_))
+                    && !matches!(
+                        event.kind,
+                        EventKind::Access(notify::event::AccessKind::Close(
+                            notify::event::AccessMode::Write
+                        ))
+                    ) =>
+            {
+                Vec::new()
+            }
             Ok(event) => {
                 let folder = matches!(
                     event.kind,
@@ -64,8 +82,11 @@ pub fn start(roots: &[PathBuf]) -> (Watch, mpsc::Receiver<Hint>) {
             Err(e) => vec![Hint::Rescan(format!("watcher error: {e}"))],
         };
         for h in hints {
-            // The receiver is gone only when the daemon is stopping.
-            let _ = handler_tx.blocking_send(h);
+            // Never block notify's thread (it also serves `watch()` calls): a full
+            // channel means the daemon is busy, and a walk will find what was dropped.
+            if handler_tx.try_send(h).is_err() {
+                handler_lost.store(true, Ordering::Relaxed);
+            }
         }
     };
     let mut polled = Vec::new();
@@ -93,6 +114,7 @@ pub fn start(roots: &[PathBuf]) -> (Watch, mpsc::Receiver<Hint>) {
         Watch {
             _watcher: watcher,
             polled,
+            lost,
         },
         rx,
     )
@@ -100,7 +122,7 @@ pub fn start(roots: &[PathBuf]) -> (Watch, mpsc::Receiver<Hint>) {
 
 struct Pending {
     last_event: Instant,
-    stamp: Option<(u64, i64)>,
+    stamp: Option<crate::provenance::cache::Stamp>,
 }
 
 /// Debounce and stability bookkeeping.
@@ -176,20 +198,34 @@ pub fn reconcile(
     state: &State,
 ) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let found = std::sync::Mutex::new(Vec::new());
-    walk::walk(roots, excludes, 2, &|entry| {
-        if let Entry::File { path, .. } = entry
-            && !skip_dirs.iter().any(|d| path.starts_with(d))
-            && let Ok(mut f) = found.lock()
-        {
-            f.push(path);
+    let troubled = AtomicBool::new(false);
+    walk::walk(roots, excludes, 2, &|entry| match entry {
+        Entry::File { path, .. } => {
+            if !skip_dirs.iter().any(|d| path.starts_with(d))
+                && let Ok(mut f) = found.lock()
+            {
+                f.push(path);
+            }
+        }
+        Entry::Skip { rel, reason } => {
+            if reason.is_error() {
+                tracing::warn!(path = %rel, reason = %reason, "cannot read; not judged");
+                troubled.store(true, Ordering::Relaxed);
+            }
         }
     });
     let found = found.into_inner().unwrap_or_default();
     let present: std::collections::HashSet<&Path> = found.iter().map(PathBuf::as_path).collect();
+    // A root that is missing (unmounted) or partly unreadable proves nothing gone.
+    let trusted: Vec<&PathBuf> = if troubled.load(Ordering::Relaxed) {
+        Vec::new()
+    } else {
+        roots.iter().filter(|r| r.is_dir()).collect()
+    };
     let gone = state
         .files
         .keys()
-        .filter(|p| roots.iter().any(|r| p.starts_with(r)) && !present.contains(p.as_path()))
+        .filter(|p| trusted.iter().any(|r| p.starts_with(r)) && !present.contains(p.as_path()))
         .cloned()
         .collect();
     let changed = found

@@ -1,0 +1,85 @@
+//! Moving violating files out of the watched folders so sync jobs do not carry them
+//! further: a rename on the same filesystem (no byte lost), never over an existing file,
+//! never a delete. Each move is logged to `audit.jsonl` the moment it happens, so even
+//! a crash before the batch's report leaves a record of where the file went.
+
+use crate::report::{Quarantined, Report};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub fn move_violations(report: &mut Report, base: &Path, batch: u64, reports: &Path) {
+    let mut paths: Vec<String> = report
+        .findings
+        .iter()
+        .map(|f| f.location.path.clone())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    for p in paths {
+        let from = PathBuf::from(&p);
+        let inside = from.strip_prefix("/").unwrap_or(&from);
+        let to = base.join(batch.to_string()).join(inside);
+        let moved = to
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| rename_noreplace(&from, &to));
+        match moved {
+            Ok(()) => {
+                let to = to.to_string_lossy().into_owned();
+                log_move(reports, &p, &to);
+                report.quarantined.push(Quarantined { path: p, to });
+            }
+            Err(e) => tracing::error!(file = %p, error = %e,
+                "cannot quarantine (it must be on the same filesystem, and nothing there \
+                 may be overwritten); left in place"),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+    };
+    let (f, t) = (c(from)?, c(to)?);
+    // SAFETY: both strings are valid NUL-terminated paths for the duration of the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            f.as_ptr(),
+            libc::AT_FDCWD,
+            t.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    if to.exists() {
+        return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+    }
+    std::fs::rename(from, to)
+}
+
+fn log_move(reports: &Path, from: &str, to: &str) {
+    let line = serde_json::json!({"quarantined": from, "to": to}).to_string() + "\n";
+    let log = reports.join(super::trail::AUDIT_LOG);
+    let written = std::fs::create_dir_all(reports).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)?
+            .write_all(line.as_bytes())
+    });
+    if let Err(e) = written {
+        tracing::error!(error = %e, "cannot log the quarantine move to audit.jsonl");
+    }
+}
