@@ -22,6 +22,9 @@ pub enum Encoding {
     Plain,
     Base64,
     Percent,
+    /// Full-width letters and invisible characters folded away (`ｉｏｎ＠ｇｍａｉｌ`,
+    /// `gm\u{200b}ail`): spellings that look the same to a reader but not to a regex.
+    Folded,
 }
 
 /// One contiguous piece of decoded text: a JSON string or number, or a run of text.

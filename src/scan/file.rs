@@ -251,6 +251,12 @@ impl<'a> FileScanner<'a> {
             if let Some(layer) = decode::percent_layer(unit, &mut self.budget) {
                 self.judge(&layer);
             }
+            // Folding is not an encoding a writer chooses twice: only on the file's own text.
+            if unit.encoding.is_none_or(|e| e == Encoding::Plain)
+                && let Some(layer) = decode::fold_layer(unit, &mut self.budget)
+            {
+                self.judge(&layer);
+            }
         }
     }
 
@@ -279,6 +285,10 @@ impl<'a> FileScanner<'a> {
         let message = match unit.encoding {
             Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
             Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
+            Some(Encoding::Folded) => format!(
+                "{} (disguised with full-width or invisible characters)",
+                rule.description
+            ),
             _ => rule.description.clone(),
         };
         self.findings.push(Finding {

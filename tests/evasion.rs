@@ -1,0 +1,119 @@
+//! Issue 7 §3, evasion: spellings of a leak that a reader still reads as the leak. Each
+//! case is one file; the test asserts the rule that must fire on it.
+
+mod common;
+use common::*;
+
+fn rules_for(name: &str, content: &str) -> Vec<String> {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    std::fs::write(dir.path().join(name), content).expect("write");
+    let r = scan_json(home.path(), dir.path(), &[]);
+    assert!(
+        !r.stdout.contains("ion.popescu@gmail.com"),
+        "never printed in full"
+    );
+    findings(&r.json())
+        .into_iter()
+        .map(|(_, _, _, _, _, rule)| rule)
+        .collect()
+}
+
+fn assert_caught(name: &str, content: &str, rule: &str) {
+    let got = rules_for(name, content);
+    assert!(
+        got.iter().any(|r| r == rule),
+        "{rule} not found in {content:?}: {got:?}"
+    );
+}
+
+#[test]
+fn values_split_by_json_escapes() {
+    assert_caught(
+        "a.json",
+        r#"{"note": "ion.popescu\u0040gmail\u002ecom"}"#,
+        "email.address",
+    );
+    assert_caught(
+        "b.json",
+        r#"{"p": "\/home\/jdoe\/runs\/x.json"}"#,
+        "local_path.posix_home",
+    );
+}
+
+#[test]
+fn mixed_case_and_full_width_emails_and_hosts() {
+    assert_caught("a.txt", "mail Ion.Popescu@GMAIL.COM\n", "email.address");
+    assert_caught(
+        "b.txt",
+        "mail ｉｏｎ.ｐｏｐｅｓｃｕ＠ｇｍａｉｌ.ｃｏｍ\n",
+        "email.address",
+    );
+    assert_caught("c.txt", "host GPU-17.ML.Internal\n", "hostname.internal");
+    assert_caught(
+        "d.json",
+        "{\"h\": \"gpu-17．ml．ｉｎｔｅｒｎａｌ\"}",
+        "hostname.internal",
+    );
+}
+
+#[test]
+fn zero_width_characters_inside_a_value() {
+    assert_caught(
+        "a.json",
+        "{\"note\": \"ion.popescu@gm\u{200b}ail.com\"}",
+        "email.address",
+    );
+    assert_caught(
+        "b.txt",
+        "key AKIA\u{200d}PYCDYBK377OXTZQ6\n",
+        "secret.aws_access_key_id",
+    );
+    assert_caught(
+        "c.txt",
+        "saved /home/j\u{ad}doe/run.json\n",
+        "local_path.posix_home",
+    );
+}
+
+#[test]
+fn windows_paths_with_forward_slashes_and_url_encoded_paths() {
+    assert_caught(
+        "a.txt",
+        "saved C:/Users/jdoe/x.json\n",
+        "local_path.windows",
+    );
+    assert_caught(
+        "b.txt",
+        "GET /download?f=%2Fhome%2Fjdoe%2Fdata.csv\n",
+        "local_path.posix_home",
+    );
+    assert_caught(
+        "c.json",
+        r#"{"f": "C%3A%5CUsers%5Cjdoe%5Cx.json"}"#,
+        "local_path.windows",
+    );
+}
+
+#[test]
+fn the_same_secret_in_a_key_instead_of_a_value() {
+    assert_caught(
+        "a.json",
+        r#"{"AKIAPYCDYBK377OXTZQ6": "seen in a log"}"#,
+        "secret.aws_access_key_id",
+    );
+    assert_caught(
+        "b.json",
+        r#"{"ion.popescu@gmail.com": {"role": "owner"}}"#,
+        "email.address",
+    );
+}
+
+#[test]
+fn folding_adds_no_noise() {
+    // Full-width text with nothing behind it, and a BOM at the start of a file.
+    assert!(rules_for("a.txt", "\u{feff}ｈｅｌｌｏ　ｗｏｒｌｄ ＡＢＣ １２３\n").is_empty());
+    assert!(rules_for("b.json", "{\"t\": \"ｓｅｅ ｅｘａｍｐｌｅ．ｃｏｍ\"}").is_empty());
+}
