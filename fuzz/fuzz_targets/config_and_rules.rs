@@ -1,0 +1,15 @@
+//! The config and rule-file loaders on arbitrary text: an error or a value, never a
+//! panic; a rule file that parses is compiled with its regex size limits.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use privacy_audit::config::Config;
+use privacy_audit::detect::domains::DomainPolicy;
+use privacy_audit::rules::{RuleSet, parse_rule_file};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let _ = Config::parse(&text);
+    if let Ok(specs) = parse_rule_file("fuzz", &text) {
+        let _ = RuleSet::compile(specs, DomainPolicy::new(&[], &[]), None);
+    }
+});
