@@ -52,20 +52,7 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
     }
     .commits(&commits)?;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let format = args.format.unwrap_or(if to_terminal {
-        Format::Human
-    } else {
-        Format::Json
-    });
-    let color = to_terminal && format == Format::Human && std::env::var_os("NO_COLOR").is_none();
-    super::scan_cmd::write_report(
-        &report,
-        format,
-        &scanner.rules,
-        color,
-        args.output.as_deref(),
-    )?;
+    super::scan_cmd::emit(&report, args.format, &scanner.rules, args.output.as_deref())?;
     let fail_on = args.fail_on.unwrap_or(scanner.config.scan.fail_on);
     Ok(super::scan_cmd::exit_for(&report, fail_on))
 }

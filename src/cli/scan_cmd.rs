@@ -47,21 +47,26 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
     }
     let mut report = report;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let format = args.format.unwrap_or(if to_terminal {
+    emit(&report, args.format, &scanner.rules, args.output.as_deref())?;
+    Ok(exit_for(&report, fail_on))
+}
+
+/// Writes the report in the format asked for: human on a terminal, JSON otherwise,
+/// colour only on a terminal without `NO_COLOR`.
+pub(crate) fn emit(
+    report: &Report,
+    format: Option<Format>,
+    rules: &RuleSet,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let to_terminal = output.is_none() && std::io::stdout().is_terminal();
+    let format = format.unwrap_or(if to_terminal {
         Format::Human
     } else {
         Format::Json
     });
     let color = to_terminal && format == Format::Human && std::env::var_os("NO_COLOR").is_none();
-    write_report(
-        &report,
-        format,
-        &scanner.rules,
-        color,
-        args.output.as_deref(),
-    )?;
-    Ok(exit_for(&report, fail_on))
+    write_report(report, format, rules, color, output)
 }
 
 pub(crate) fn write_report(
