@@ -68,6 +68,17 @@ impl Sandbox {
         dir
     }
 
+    /// A bare repository to push to.
+    fn bare(&self, name: &str) -> PathBuf {
+        let dir = self.home.path().join(name);
+        let path = dir.to_str().expect("utf-8 temp path");
+        self.ok(
+            self.home.path(),
+            &["init", "-q", "--bare", "-b", "main", path],
+        );
+        dir
+    }
+
     fn installed_repo(&self) -> PathBuf {
         let dir = self.repo();
         let out = self.bin(&dir, &["hook", "install"]);
@@ -388,18 +399,7 @@ fn a_changed_file_without_its_manifest_is_caught() {
 #[test]
 fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
     let s = Sandbox::new();
-    let remote = s.home.path().join("remote.git");
-    s.ok(
-        s.home.path(),
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            remote.to_str().expect("utf-8"),
-        ],
-    );
+    let remote = s.bare("remote.git");
     let repo = s.repo();
     s.ok(
         &repo,
@@ -456,18 +456,7 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
 #[test]
 fn pre_receive_refuses_a_leak_on_the_server() {
     let s = Sandbox::new();
-    let remote = s.home.path().join("server.git");
-    s.ok(
-        s.home.path(),
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            remote.to_str().expect("utf-8"),
-        ],
-    );
+    let remote = s.bare("server.git");
     let exe = assert_cmd::cargo::cargo_bin("privacy-audit");
     write(
         &remote,

@@ -52,8 +52,13 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
     }
     .commits(&commits)?;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
-    super::scan_cmd::emit(&report, args.format, &scanner.rules, args.output.as_deref())?;
-    let fail_on = args.fail_on.unwrap_or(scanner.config.scan.fail_on);
+    super::scan_cmd::emit(
+        &report,
+        args.out.format,
+        &scanner.rules,
+        args.out.output.as_deref(),
+    )?;
+    let fail_on = args.out.fail_on.unwrap_or(scanner.config.scan.fail_on);
     Ok(super::scan_cmd::exit_for(&report, fail_on))
 }
 

@@ -85,15 +85,8 @@ pub struct ScanArgs {
     /// Files and folders to scan.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Output format (default: human on a terminal, json otherwise).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Lowest severity that makes the exit code 1 (overrides scan.fail_on).
-    #[arg(long, value_name = "SEVERITY")]
-    pub fail_on: Option<Severity>,
-    /// Write the report to FILE instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -111,6 +104,20 @@ pub struct ScanArgs {
     pub stats: bool,
     #[command(flatten)]
     pub accept: AcceptArgs,
+}
+
+/// Where the report goes and what fails the run.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format (default: human on a terminal, json otherwise).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Lowest severity that makes the exit code 1 (overrides scan.fail_on).
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Which accepted findings to honour.
@@ -140,12 +147,8 @@ pub struct ScanGitArgs {
     /// The repository (default: the one around the current folder).
     #[arg(long, value_name = "DIR")]
     pub repo: Option<PathBuf>,
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    #[arg(long, value_name = "SEVERITY")]
-    pub fail_on: Option<Severity>,
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     #[command(flatten)]
     pub accept: AcceptArgs,
 }

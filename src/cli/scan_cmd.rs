@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Result<Exit> {
-    let fail_on = args.fail_on.unwrap_or(config.scan.fail_on);
+    let fail_on = args.out.fail_on.unwrap_or(config.scan.fail_on);
     let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
     let mut scanner = Scanner::new(config, rules, key)?.with_mode(mode, args.strict);
@@ -47,7 +47,12 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
     }
     let mut report = report;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
-    emit(&report, args.format, &scanner.rules, args.output.as_deref())?;
+    emit(
+        &report,
+        args.out.format,
+        &scanner.rules,
+        args.out.output.as_deref(),
+    )?;
     Ok(exit_for(&report, fail_on))
 }
 
