@@ -97,3 +97,29 @@ fn no_output_holds_a_planted_value() {
         }
     }
 }
+
+/// A key that is itself a leak must not reach a report through the pointer of a format
+/// or provenance finding.
+#[test]
+fn keys_in_the_pointers_of_audit_findings_are_masked() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let doc = serde_json::json!({
+        "ion.popescu@gmail.com": {"trace_hash": "sha256:abc123..."},
+        "AKIAPYCDYBK377OXTZQ6": {"stop_entities_hash": "sha256:ABCD"}
+    });
+    std::fs::write(dir.path().join("meta.json"), doc.to_string()).expect("write");
+    let r = scan_json(home.path(), dir.path(), &[]);
+    let pointers: Vec<String> = findings(&r.json())
+        .into_iter()
+        .filter(|f| f.4 == "provenance")
+        .filter_map(|f| f.3)
+        .collect();
+    assert_eq!(pointers.len(), 2, "{}", r.stdout);
+    for text in [r.stdout.as_str(), r.stderr.as_str()] {
+        assert!(!text.contains("ion.popescu@gmail.com"));
+        assert!(!text.contains("AKIAPYCDYBK377OXTZQ6"));
+    }
+}

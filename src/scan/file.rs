@@ -115,7 +115,8 @@ impl<'a> FileScanner<'a> {
         };
         audit.finish();
         for p in std::mem::take(&mut audit.problems) {
-            self.problem(p.check, p.offset, p.pointer, &p.message);
+            let pointer = p.pointer.map(|ptr| self.redact_pointer(ptr));
+            self.problem(p.check, p.offset, pointer, &p.message);
         }
         let claims = std::mem::take(&mut audit.claims)
             .into_iter()
@@ -125,7 +126,7 @@ impl<'a> FileScanner<'a> {
                     claimant: self.rel.to_string(),
                     line: Some(line),
                     column: Some(column),
-                    pointer: c.pointer,
+                    pointer: c.pointer.map(|ptr| self.redact_pointer(ptr)),
                     expected: c.expected,
                     target: c.target,
                     from_manifest: c.from_manifest,
@@ -403,6 +404,36 @@ fn ceil_char(text: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+impl FileScanner<'_> {
+    /// Keys are data too: a key that is an e-mail or a token must not reach a report
+    /// through the pointer of a format or provenance finding. Each key is run through
+    /// detection on its own and what matches is masked, as in every excerpt.
+    fn redact_pointer(&mut self, pointer: String) -> String {
+        if pointer.is_empty() {
+            return pointer;
+        }
+        let mut out = String::with_capacity(pointer.len());
+        for token in pointer.split('/').skip(1) {
+            let key = token.replace("~1", "/").replace("~0", "~");
+            let mut unit = Unit::default();
+            unit.push_plain(key.as_bytes(), 0, None);
+            let mut found = Vec::new();
+            detect::detect(self.rules, &unit, &mut self.scratch, &mut found);
+            let mut shown = key.clone();
+            for m in &found {
+                let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
+                shown = shown.replace(
+                    value.as_ref(),
+                    &mask(&value, self.rules.rules[m.rule].category),
+                );
+            }
+            out.push('/');
+            out.push_str(&shown.replace('~', "~0").replace('/', "~1"));
+        }
+        out
+    }
 }
 
 /// A value used as an object key would otherwise appear in full in the pointer.
