@@ -68,6 +68,14 @@ impl Sandbox {
         dir
     }
 
+    /// `git add .` then `git commit -qm <args...>`, insisting both succeed.
+    fn commit_all(&self, dir: &Path, args: &[&str]) {
+        self.ok(dir, &["add", "."]);
+        let mut commit = vec!["commit", "-qm"];
+        commit.extend_from_slice(args);
+        self.ok(dir, &commit);
+    }
+
     /// A bare repository to push to.
     fn bare(&self, name: &str) -> PathBuf {
         let dir = self.home.path().join(name);
@@ -141,8 +149,7 @@ fn staged_secret_blocks_initial_commit_and_clean_commit_passes() {
     assert_eq!(s.commits(&repo), 0);
 
     write(&repo, "cases/a.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "clean"]);
+    s.commit_all(&repo, &["clean"]);
     assert_eq!(s.commits(&repo), 1);
 }
 
@@ -171,8 +178,7 @@ fn rename_binary_deletion_and_symlink() {
     let repo = s.installed_repo();
     write(&repo, "old.jsonl", SECRET_LINE);
     write(&repo, "keep.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "seed", "--no-verify"]);
+    s.commit_all(&repo, &["seed", "--no-verify"]);
     // A clean rename passes; renaming a leaking file re-adds its content: blocked.
     s.ok(&repo, &["mv", "keep.jsonl", "moved.jsonl"]);
     s.ok(&repo, &["commit", "-qm", "rename clean"]);
@@ -210,16 +216,13 @@ fn a_merge_is_judged_by_what_it_stages() {
     let s = Sandbox::new();
     let repo = s.installed_repo();
     write(&repo, "a.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "base"]);
+    s.commit_all(&repo, &["base"]);
     s.ok(&repo, &["checkout", "-qb", "side"]);
     write(&repo, "side.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "side"]);
+    s.commit_all(&repo, &["side"]);
     s.ok(&repo, &["checkout", "-q", "main"]);
     write(&repo, "main.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "main"]);
+    s.commit_all(&repo, &["main"]);
     // A merge that stages a leak while resolving is refused...
     s.ok(&repo, &["merge", "-q", "--no-commit", "--no-ff", "side"]);
     write(&repo, "side.jsonl", SECRET_LINE);
@@ -258,8 +261,7 @@ fn an_existing_hook_is_chained_and_restored() {
     );
 
     write(&repo, "a.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "one"]);
+    s.commit_all(&repo, &["one"]);
     assert!(
         repo.join(".git/their-hook-ran").exists(),
         "the old hook still runs"
@@ -326,8 +328,7 @@ fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
         &["baseline", ".", "-o", ".privacy-audit-baseline.json"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "baselined"]);
+    s.commit_all(&repo, &["baselined"]);
     let run = s.bin(&repo, &["scan", "--format", "json", "."]);
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
     assert_eq!(run.status.code(), Some(0));
@@ -380,8 +381,7 @@ fn a_changed_file_without_its_manifest_is_caught() {
             .collect::<String>()
     };
     write(&repo, "data/SHA256SUMS", format!("{hash}  a.txt\n"));
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "data"]);
+    s.commit_all(&repo, &["data"]);
     write(&repo, "data/a.txt", "two\n");
     s.ok(&repo, &["add", "."]);
     let out = s.git(&repo, &["commit", "-qm", "edit"]);
@@ -406,14 +406,12 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
         &["remote", "add", "origin", remote.to_str().expect("utf-8")],
     );
     write(&repo, "a.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "base"]);
+    s.commit_all(&repo, &["base"]);
     s.ok(&repo, &["push", "-q", "origin", "main"]);
     let base = s.ok(&repo, &["rev-parse", "HEAD"]);
     for (i, line) in [CLEAN_LINE, SECRET_LINE, CLEAN_LINE].iter().enumerate() {
         write(&repo, &format!("c{i}.jsonl"), line);
-        s.ok(&repo, &["add", "."]);
-        s.ok(&repo, &["commit", "-qm", &format!("c{i}"), "--no-verify"]);
+        s.commit_all(&repo, &[&format!("c{i}"), "--no-verify"]);
     }
     let bad = s.ok(&repo, &["rev-parse", "HEAD~1"]);
     assert!(
@@ -445,8 +443,7 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
     s.ok(&repo, &["push", "-q", "--no-verify", "origin", "main"]);
     s.ok(&repo, &["checkout", "-qb", "topic"]);
     write(&repo, "t.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "topic"]);
+    s.commit_all(&repo, &["topic"]);
     s.ok(&repo, &["push", "-q", "origin", "topic"]);
 }
 
@@ -480,12 +477,10 @@ fn pre_receive_refuses_a_leak_on_the_server() {
         &["remote", "add", "origin", remote.to_str().expect("utf-8")],
     );
     write(&repo, "a.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "clean"]);
+    s.commit_all(&repo, &["clean"]);
     s.ok(&repo, &["push", "-q", "origin", "main"]);
     write(&repo, "b.jsonl", SECRET_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "leak", "--no-verify"]);
+    s.commit_all(&repo, &["leak", "--no-verify"]);
     let out = s.git(&repo, &["push", "-q", "origin", "main"]);
     assert!(!out.status.success());
     assert!(
@@ -534,8 +529,7 @@ fn the_fast_index_reader_agrees_with_libgit2() {
         );
     }
     write(&repo, "top.txt", "top\n");
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "seed", "--no-verify"]);
+    s.commit_all(&repo, &["seed", "--no-verify"]);
     write(&repo, "d1/sub0/f4.txt", "changed\n");
     write(&repo, "d2/new/deep/x.txt", "new\n");
     write(&repo, "top.txt", "top changed\n");
@@ -652,12 +646,10 @@ fn an_allowed_blob_copied_elsewhere_is_judged_again() {
         "[[allow]]\npath = \"tests/**\"\nrule = \"email.address\"\nreason = \"fixture\"\n",
     );
     write(&repo, "tests/p.jsonl", SECRET_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "fixture", "--no-verify"]);
+    s.commit_all(&repo, &["fixture", "--no-verify"]);
     let first = s.ok(&repo, &["rev-parse", "HEAD"]);
     write(&repo, "data/p.jsonl", SECRET_LINE);
-    s.ok(&repo, &["add", "."]);
-    s.ok(&repo, &["commit", "-qm", "copy", "--no-verify"]);
+    s.commit_all(&repo, &["copy", "--no-verify"]);
     let run = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
     assert_eq!(run.status.code(), Some(1));
