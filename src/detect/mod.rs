@@ -1,9 +1,11 @@
 //! Finding spans in decoded text. Detection sees a [`Unit`] and a [`RuleSet`] and returns
 //! [`RawMatch`]es; it never prints, never formats a report, never reads a file.
 //!
-//! Per unit: one Aho-Corasick pass over the text marks which rules have a keyword
-//! present; only those rules (and the few without keywords) run their regex, once over
-//! the whole unit. Field-limited rules run per JSON value whose pointer they match.
+//! Per unit: one Aho-Corasick pass over the text finds every keyword, `memchr` finds the
+//! one-byte keywords and trigger bytes, and one block scan finds digit runs. Each hit
+//! opens a window for the rules it belongs to ([`window`]); a rule's regex then runs
+//! only inside its windows. Field-limited rules run per JSON value whose pointer they
+//! match.
 
 pub mod denylist;
 pub mod domains;
@@ -14,11 +16,16 @@ mod local_path;
 mod pii;
 pub mod secret;
 pub mod validators;
+mod window;
 
 use crate::formats::Unit;
+use crate::rules::pattern::Pattern;
 use crate::rules::{Matcher, RuleSet};
-use regex::bytes::Regex;
+use regex_automata::Input;
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::util::captures::Captures;
 use validators::{Candidate, entropy};
+use window::{Cursor, Windows, digit_runs};
 
 /// A rule hit: `start..end` is the sensitive value's span in [`Unit::text`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,58 +36,42 @@ pub struct RawMatch {
     pub end: usize,
 }
 
-/// Reusable per-thread buffers.
+/// Reusable per-thread state: windows per rule and each regex's search cache, so the
+/// hot path allocates nothing and shares no lock between threads.
 #[derive(Default)]
 pub struct Scratch {
-    hit: Vec<bool>,
+    windows: Vec<Windows>,
+    engines: Vec<Option<Engine>>,
+    digit_windows: Windows,
+    digit_cache: Option<Cache>,
+}
+
+struct Engine {
+    cache: Cache,
+    caps: Captures,
+}
+
+impl Scratch {
+    fn reset(&mut self, rules: usize) {
+        self.windows.resize_with(rules, Windows::default);
+        self.engines.resize_with(rules, || None);
+        self.windows.iter_mut().for_each(Windows::clear);
+        self.digit_windows.clear();
+    }
 }
 
 pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec<RawMatch>) {
     let first = out.len();
-    let text = &unit.text;
-    scratch.hit.clear();
-    scratch.hit.resize(rules.rules.len(), false);
-    if let Some(ac) = &rules.prefilter {
-        for m in ac.find_overlapping_iter(text) {
-            for &r in &rules.keyword_owners[m.pattern().as_usize()] {
-                scratch.hit[r] = true;
-            }
-        }
-    }
-    for (byte, owners) in &rules.byte_keywords {
-        let found = if byte.is_ascii_alphabetic() {
-            memchr::memchr2(*byte, byte.to_ascii_uppercase(), text).is_some()
-        } else {
-            memchr::memchr(*byte, text).is_some()
-        };
-        if found {
-            for &r in owners {
-                scratch.hit[r] = true;
-            }
-        }
-    }
-    match &rules.unfiltered_set {
-        Some(set) => {
-            for i in set.matches(text).iter() {
-                scratch.hit[rules.unfiltered[i]] = true;
-            }
-        }
-        None => {
-            for &r in &rules.unfiltered {
-                scratch.hit[r] = true;
-            }
-        }
-    }
+    collect_windows(rules, unit, scratch, None);
     for (ri, rule) in rules.rules.iter().enumerate() {
-        if !scratch.hit[ri] || rule.fields.is_some() {
-            continue;
-        }
-        if let Matcher::Regex(re) = &rule.matcher {
-            run_regex(rules, ri, re, text, 0, unit, out);
+        if rule.fields.is_none()
+            && let Matcher::Regex(p) = &rule.matcher
+        {
+            search_windows(rules, ri, p, unit, scratch, out);
         }
     }
     if !rules.field_rules.is_empty() {
-        detect_fields(rules, unit, out);
+        detect_fields(rules, unit, scratch, out);
     }
     if let Some(deny) = &rules.denylist
         && let Some(ri) = rules
@@ -88,7 +79,7 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
             .iter()
             .position(|r| matches!(r.matcher, Matcher::Denylist))
     {
-        for (start, end) in deny.find(text) {
+        for (start, end) in deny.find(&unit.text) {
             if let Some(seg) = unit.segment_at(start)
                 && end <= unit.segments[seg].end
             {
@@ -112,7 +103,118 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
     out.truncate(kept);
 }
 
-fn detect_fields(rules: &RuleSet, unit: &Unit, out: &mut Vec<RawMatch>) {
+/// Opens the windows of every rule (or of `only`) from the hits in `unit`.
+fn collect_windows(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, only: Option<usize>) {
+    let text = &unit.text;
+    scratch.reset(rules.rules.len());
+    let wanted = |r: usize| only.is_none_or(|o| o == r);
+    let windows = &mut scratch.windows;
+    let mut at = Cursor::new(unit);
+    let mut hit = |r: usize, hs: usize, he: usize| {
+        if wanted(r)
+            && let Matcher::Regex(p) = &rules.rules[r].matcher
+        {
+            windows[r].add(&mut at, hs, he, p.reach, true);
+        }
+    };
+    if let Some(ac) = &rules.prefilter {
+        for m in ac.find_overlapping_iter(text) {
+            for &r in &rules.keyword_owners[m.pattern().as_usize()] {
+                hit(r, m.start(), m.end());
+            }
+        }
+    }
+    for (byte, owners) in &rules.byte_keywords {
+        let upper = byte.to_ascii_uppercase();
+        for pos in memchr::memchr2_iter(*byte, upper, text) {
+            for &r in owners {
+                hit(r, pos, pos + 1);
+            }
+        }
+    }
+    for &r in &rules.always_rules {
+        if wanted(r) {
+            windows[r].push_all(text.len());
+        }
+    }
+    if let Some(group) = &rules.digits
+        && group.rules.iter().any(|&r| wanted(r))
+    {
+        let mut at = Cursor::new(unit);
+        for (start, end) in digit_runs(text) {
+            scratch
+                .digit_windows
+                .add(&mut at, start, end, group.reach, false);
+        }
+        digit_candidates(rules, unit, scratch, &wanted);
+    }
+}
+
+/// Runs the digit rules' joint regex over the digit windows; each rule then gets a
+/// window around every joint match (a rule's own match may overlap another's).
+fn digit_candidates(
+    rules: &RuleSet,
+    unit: &Unit,
+    scratch: &mut Scratch,
+    wanted: &dyn Fn(usize) -> bool,
+) {
+    let Some(group) = &rules.digits else {
+        return;
+    };
+    if scratch.digit_windows.is_empty() {
+        return;
+    }
+    let Scratch {
+        windows,
+        digit_windows,
+        digit_cache,
+        ..
+    } = scratch;
+    let cache = digit_cache.get_or_insert_with(|| group.any.create_cache());
+    let mut at = Cursor::new(unit);
+    for &(lo, hi) in digit_windows.finish() {
+        let mut input = Input::new(&unit.text[..]).range(lo..hi);
+        while let Some(m) = group.any.search_with(cache, &input) {
+            for &r in group.rules.iter().filter(|&&r| wanted(r)) {
+                if let Matcher::Regex(p) = &rules.rules[r].matcher {
+                    windows[r].add(&mut at, m.start(), m.end(), p.reach, false);
+                }
+            }
+            let next = if m.is_empty() { m.end() + 1 } else { m.end() };
+            if next > hi {
+                break;
+            }
+            input.set_start(next);
+        }
+    }
+}
+
+fn search_windows(
+    rules: &RuleSet,
+    ri: usize,
+    p: &Pattern,
+    unit: &Unit,
+    scratch: &mut Scratch,
+    out: &mut Vec<RawMatch>,
+) {
+    if scratch.windows[ri].is_empty() {
+        return;
+    }
+    let engine = engine(&mut scratch.engines[ri], &p.regex);
+    for &(lo, hi) in scratch.windows[ri].finish() {
+        run_regex(rules, ri, p, engine, &unit.text, (lo, hi), 0, unit, out);
+    }
+}
+
+fn engine<'a>(slot: &'a mut Option<Engine>, re: &Regex) -> &'a mut Engine {
+    slot.get_or_insert_with(|| Engine {
+        cache: re.create_cache(),
+        caps: re.create_captures(),
+    })
+}
+
+fn detect_fields(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec<RawMatch>) {
+    scratch.reset(rules.rules.len());
     for seg in &unit.segments {
         let Some(node) = seg.node.filter(|_| !seg.is_key) else {
             continue;
@@ -121,43 +223,64 @@ fn detect_fields(rules: &RuleSet, unit: &Unit, out: &mut Vec<RawMatch>) {
         let mut pointer: Option<String> = None;
         for &ri in &rules.field_rules {
             let rule = &rules.rules[ri];
-            let (Some(filter), Matcher::Regex(re)) = (&rule.fields, &rule.matcher) else {
+            let (Some(filter), Matcher::Regex(p)) = (&rule.fields, &rule.matcher) else {
                 continue;
             };
             if !filter.may_match_key(key) {
                 continue;
             }
-            let p = pointer.get_or_insert_with(|| unit.paths.pointer(node));
-            if filter.matches(p) {
+            let ptr = pointer.get_or_insert_with(|| unit.paths.pointer(node));
+            if filter.matches(ptr) {
+                // The value alone is the haystack: `^` and `$` mean the value's ends.
                 let hay = &unit.text[seg.start..seg.end];
-                run_regex(rules, ri, re, hay, seg.start, unit, out);
+                let engine = engine(&mut scratch.engines[ri], &p.regex);
+                run_regex(
+                    rules,
+                    ri,
+                    p,
+                    engine,
+                    hay,
+                    (0, hay.len()),
+                    seg.start,
+                    unit,
+                    out,
+                );
             }
         }
     }
 }
 
+/// Every match of `p` inside `window` of `hay`; look-around sees the bytes around it.
+#[allow(clippy::too_many_arguments)]
 fn run_regex(
     rules: &RuleSet,
     ri: usize,
-    re: &Regex,
+    p: &Pattern,
+    engine: &mut Engine,
     hay: &[u8],
+    window: (usize, usize),
     base: usize,
     unit: &Unit,
     out: &mut Vec<RawMatch>,
 ) {
-    match rules.rules[ri].value_group {
-        Some(g) => {
-            for caps in re.captures_iter(hay) {
-                if let Some(m) = caps.get(g).or_else(|| caps.get(0)) {
-                    consider(rules, ri, base + m.start(), base + m.end(), unit, out);
-                }
-            }
+    let (lo, hi) = window;
+    let mut input = Input::new(hay).range(lo..hi);
+    loop {
+        p.regex
+            .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
+        let Some(m) = engine.caps.get_match() else {
+            break;
+        };
+        let span = p
+            .value_group
+            .and_then(|g| engine.caps.get_group(g))
+            .unwrap_or(m.span());
+        consider(rules, ri, base + span.start, base + span.end, unit, out);
+        let next = if m.is_empty() { m.end() + 1 } else { m.end() };
+        if next > hi {
+            break;
         }
-        None => {
-            for m in re.find_iter(hay) {
-                consider(rules, ri, base + m.start(), base + m.end(), unit, out);
-            }
-        }
+        input.set_start(next);
     }
 }
 
@@ -228,25 +351,47 @@ fn resolve_overlaps(rules: &RuleSet, matches: &mut [RawMatch]) {
     }
 }
 
-/// Runs one rule alone, without overlap resolution: what `rules test` needs to ask
-/// "does this rule fire on this example".
+/// Runs one rule alone, through the same windows a scan uses, without overlap
+/// resolution: what `rules test` needs to ask "does this rule fire on this example".
 pub fn detect_rule(rules: &RuleSet, ri: usize, unit: &Unit, out: &mut Vec<RawMatch>) {
     let rule = &rules.rules[ri];
-    let Matcher::Regex(re) = &rule.matcher else {
+    let Matcher::Regex(p) = &rule.matcher else {
         return;
     };
+    let mut scratch = Scratch::default();
     match &rule.fields {
-        None => run_regex(rules, ri, re, &unit.text, 0, unit, out),
+        None => {
+            collect_windows(rules, unit, &mut scratch, Some(ri));
+            search_windows(rules, ri, p, unit, &mut scratch, out);
+        }
         Some(filter) => {
+            scratch.reset(rules.rules.len());
             for seg in unit.segments.iter().filter(|s| !s.is_key) {
                 let Some(node) = seg.node else { continue };
                 if filter.may_match_key(unit.paths.last_key(node))
                     && filter.matches(&unit.paths.pointer(node))
                 {
                     let hay = &unit.text[seg.start..seg.end];
-                    run_regex(rules, ri, re, hay, seg.start, unit, out);
+                    let engine = engine(&mut scratch.engines[ri], &p.regex);
+                    run_regex(
+                        rules,
+                        ri,
+                        p,
+                        engine,
+                        hay,
+                        (0, hay.len()),
+                        seg.start,
+                        unit,
+                        out,
+                    );
                 }
             }
         }
     }
+}
+
+/// Whether `p` matches anywhere in `unit`, windows aside: lets `rules test` tell a
+/// rule whose keyword lies outside its match from one whose regex does not match.
+pub fn matches_anywhere(p: &Pattern, unit: &Unit) -> bool {
+    p.regex.is_match(&unit.text[..])
 }

@@ -105,6 +105,12 @@ fn is_file_key(base: &str) -> bool {
         .any(|suffix| base.ends_with(suffix))
 }
 
+/// A `sha256:`-prefixed token. Prose that starts with a digest ("sha256:9f… was
+/// recomputed after the fix") is text about a hash, not a hash value to judge.
+fn is_prefixed_hash(s: &str) -> bool {
+    s.starts_with("sha256:") && !s.bytes().any(|b| b.is_ascii_whitespace())
+}
+
 fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
@@ -124,7 +130,7 @@ pub fn extract(
                 for (key, v) in map {
                     let here = format!("{pointer}/{}", escape(key));
                     if let Value::String(s) = v {
-                        if is_hash_key(key) || s.starts_with("sha256:") {
+                        if is_hash_key(key) || is_prefixed_hash(s) {
                             hashes.push(HashValue {
                                 pointer: here.clone(),
                                 value: s.clone(),
@@ -147,7 +153,7 @@ pub fn extract(
             Value::Array(items) => {
                 for (i, v) in items.iter().enumerate() {
                     if let Value::String(s) = v {
-                        if s.starts_with("sha256:") {
+                        if is_prefixed_hash(s) {
                             hashes.push(HashValue {
                                 pointer: format!("{pointer}/{i}"),
                                 value: s.clone(),
@@ -235,6 +241,20 @@ fn sibling(map: &serde_json::Map<String, Value>, key: &str) -> Option<Target> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn prose_that_starts_with_a_digest_is_not_a_hash_value() {
+        let digest = "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        let doc = json!({
+            "notes": format!("{digest} was recomputed after the fix"),
+            "list": [format!("{digest} and more words")],
+            "artifact": digest,
+        });
+        let (mut b, mut h) = (Vec::new(), Vec::new());
+        extract(&doc, &[], &mut b, &mut h);
+        let pointers: Vec<&str> = h.iter().map(|x| x.pointer.as_str()).collect();
+        assert_eq!(pointers, vec!["/artifact"]);
+    }
 
     #[test]
     fn siblings_config_and_hygiene_values() {

@@ -1,7 +1,9 @@
 //! Compiles rule specs into matchers, once per run: regexes with size limits (so a
 //! pathological pattern is rejected, not run), one Aho-Corasick prefilter over every
-//! rule's keywords, and the built-in validators resolved by name.
+//! rule's keywords, the trigger bytes of rules without keywords, and the built-in
+//! validators resolved by name.
 
+use super::pattern::{self, DigitGroup, Pattern, Trigger};
 use super::{Examples, Sourced};
 use crate::config::Config;
 use crate::detect::denylist::Denylist;
@@ -11,11 +13,8 @@ use crate::error::{Error, Result};
 use crate::finding::{Category, Severity};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::bytes::{Regex, RegexBuilder};
 use sha2::{Digest, Sha256};
-
-/// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
-const REGEX_SIZE_LIMIT: usize = 4 << 20;
 
 /// Built-in checks that are code rather than patterns (provenance, formats). A rule
 /// names one with `validator = "..."` and no `regex`.
@@ -39,7 +38,7 @@ pub const CHECKS: &[&str] = &[
 ];
 
 pub enum Matcher {
-    Regex(Regex),
+    Regex(Box<Pattern>),
     /// A built-in check from [`CHECKS`], run by the provenance and format code.
     Check(&'static str),
     /// Matches the operator's denylist terms (see [`Denylist`]).
@@ -76,8 +75,9 @@ pub struct Rule {
     pub remedy: Option<String>,
     pub origin: String,
     pub matcher: Matcher,
-    pub value_group: Option<usize>,
     pub keywords: Vec<String>,
+    /// What lets the regex run: the keywords, or a byte every match holds.
+    pub trigger: Trigger,
     pub entropy: Option<f64>,
     pub allow: Vec<Regex>,
     pub fields: Option<FieldFilter>,
@@ -95,13 +95,13 @@ pub struct RuleSet {
     pub prefilter: Option<AhoCorasick>,
     /// Prefilter pattern id → rules that own that keyword.
     pub keyword_owners: Vec<Vec<usize>>,
-    /// One-byte keywords (`@`, `+`, `:`): a `memchr` answers faster than the automaton,
-    /// which would report a match every few bytes.
+    /// One-byte keywords and trigger bytes (`@`, `+`, `:`): `memchr` finds them faster
+    /// than the automaton, which would report a match every few bytes.
     pub byte_keywords: Vec<(u8, Vec<usize>)>,
-    /// Whole-text regex rules with no keywords.
-    pub unfiltered: Vec<usize>,
-    /// All `unfiltered` patterns in one set: a single pass says which can match at all.
-    pub unfiltered_set: Option<RegexSet>,
+    /// Rules every match of which holds an ASCII digit, and no keyword.
+    pub digits: Option<DigitGroup>,
+    /// Rules with nothing to trigger on: their regex runs over all text.
+    pub always_rules: Vec<usize>,
     /// Rules limited by `fields`: they run per JSON value.
     pub field_rules: Vec<usize>,
     pub sha256: String,
@@ -147,7 +147,11 @@ impl RuleSet {
         let mut patterns: Vec<String> = Vec::new();
         let mut byte_keywords: Vec<(u8, Vec<usize>)> = Vec::new();
         let mut keyword_owners: Vec<Vec<usize>> = Vec::new();
-        let (mut unfiltered, mut field_rules) = (Vec::new(), Vec::new());
+        let (mut digit_rules, mut always_rules, mut field_rules) = (vec![], vec![], vec![]);
+        let mut add_byte = |b: u8, i: usize| match byte_keywords.iter_mut().find(|(x, _)| *x == b) {
+            Some((_, owners)) => owners.push(i),
+            None => byte_keywords.push((b, vec![i])),
+        };
         for (i, rule) in rules.iter().enumerate() {
             if rule.fields.is_some() {
                 field_rules.push(i);
@@ -156,16 +160,16 @@ impl RuleSet {
             if matches!(rule.matcher, Matcher::Denylist | Matcher::Check(_)) {
                 continue;
             }
-            if rule.keywords.is_empty() {
-                unfiltered.push(i);
+            match rule.trigger {
+                Trigger::Keywords => {}
+                Trigger::Digit => digit_rules.push(i),
+                Trigger::Byte(b) => add_byte(b, i),
+                Trigger::Always => always_rules.push(i),
             }
             for kw in &rule.keywords {
                 let kw = kw.to_ascii_lowercase();
                 if let [b] = kw.as_bytes() {
-                    match byte_keywords.iter_mut().find(|(x, _)| x == b) {
-                        Some((_, owners)) => owners.push(i),
-                        None => byte_keywords.push((*b, vec![i])),
-                    }
+                    add_byte(*b, i);
                     continue;
                 }
                 match patterns.iter().position(|p| *p == kw) {
@@ -189,16 +193,23 @@ impl RuleSet {
                     .map_err(|e| Error::rules("keywords", e.to_string()))?,
             )
         };
-        let unfiltered_set = unfiltered_set(&rules, &unfiltered)?;
+        let members: Vec<(usize, &Pattern)> = digit_rules
+            .iter()
+            .filter_map(|&i| match &rules[i].matcher {
+                Matcher::Regex(p) => Some((i, &**p)),
+                _ => None,
+            })
+            .collect();
+        let digits = DigitGroup::new(&members)?;
         Ok(RuleSet {
             byte_keywords,
-            unfiltered_set,
+            digits,
+            always_rules,
             rules,
             domains,
             denylist,
             prefilter,
             keyword_owners,
-            unfiltered,
             field_rules,
             sha256: crate::hex::encode(&hasher.finalize()),
         })
@@ -216,32 +227,12 @@ impl RuleSet {
     }
 }
 
-fn unfiltered_set(rules: &[Rule], unfiltered: &[usize]) -> Result<Option<RegexSet>> {
-    if unfiltered.len() < 2 {
-        return Ok(None);
-    }
-    let patterns = unfiltered.iter().filter_map(|&i| match &rules[i].matcher {
-        Matcher::Regex(re) => Some(re.as_str()),
-        Matcher::Denylist | Matcher::Check(_) => None,
-    });
-    RegexSetBuilder::new(patterns)
+/// `allow` patterns: judged against one candidate value, never searched through text.
+fn build_allow(origin: &str, id: &str, source: &str) -> Result<Regex> {
+    RegexBuilder::new(source)
         .unicode(false)
-        .size_limit(REGEX_SIZE_LIMIT * 4)
-        .dfa_size_limit(REGEX_SIZE_LIMIT * 4)
-        .build()
-        .map(Some)
-        .map_err(|e| Error::rules("keyword-less rules", e.to_string()))
-}
-
-/// Patterns are byte-oriented (`unicode(false)`): `\w`, `\d`, `\s` and `(?i)` mean
-/// their ASCII forms. Every built-in rule is ASCII by nature (keys, tokens, paths), and
-/// Unicode classes made compiling the rule set five times slower (34 ms → 7 ms), which
-/// a git hook pays on every commit. A rule that needs Unicode says so with `(?u:...)`.
-fn build_regex(origin: &str, id: &str, pattern: &str) -> Result<Regex> {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(REGEX_SIZE_LIMIT)
+        .size_limit(pattern::REGEX_SIZE_LIMIT)
+        .dfa_size_limit(pattern::REGEX_SIZE_LIMIT)
         .build()
         .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad regex: {e}")))
 }
@@ -277,8 +268,8 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             remedy: spec.remedy,
             origin,
             matcher: Matcher::Check(check),
-            value_group: None,
             keywords: Vec::new(),
+            trigger: Trigger::Always,
             entropy: None,
             allow: Vec::new(),
             fields: None,
@@ -300,12 +291,16 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             ));
         }
     };
-    let regex = build_regex(&origin, &id, &pattern)?;
-    let value_group = regex.capture_names().position(|n| n == Some("value"));
+    let compiled = pattern::compile(&origin, &id, &pattern)?;
+    let trigger = if spec.keywords.is_empty() {
+        compiled.implied_trigger
+    } else {
+        Trigger::Keywords
+    };
     let allow = spec
         .allow
         .iter()
-        .map(|a| build_regex(&origin, &id, a))
+        .map(|a| build_allow(&origin, &id, a))
         .collect::<Result<Vec<_>>>()?;
     let validator = match &spec.validator {
         None => None,
@@ -336,9 +331,9 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         description: spec.description,
         remedy: spec.remedy,
         origin,
-        matcher: Matcher::Regex(regex),
-        value_group,
+        matcher: Matcher::Regex(Box::new(compiled)),
         keywords: spec.keywords,
+        trigger,
         entropy: spec.entropy,
         allow,
         fields,
@@ -392,8 +387,7 @@ fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
         r"(?i)(?:^|[^A-Za-z0-9.@_-])(?P<value>(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)*(?:{}))(?:[^A-Za-z0-9_-]|$)",
         alts.join("|")
     );
-    let regex = build_regex("privacy.org_domains", "hostname.org_domain", &pattern)?;
-    let value_group = regex.capture_names().position(|n| n == Some("value"));
+    let compiled = pattern::compile("privacy.org_domains", "hostname.org_domain", &pattern)?;
     Ok(Some(Rule {
         id: "hostname.org_domain".into(),
         category: Category::Hostname,
@@ -403,9 +397,9 @@ fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
             "replace the host with a logical surface name or a reserved example domain".into(),
         ),
         origin: "config privacy.org_domains".into(),
-        matcher: Matcher::Regex(regex),
-        value_group,
+        matcher: Matcher::Regex(Box::new(compiled)),
         keywords: domains.org().to_vec(),
+        trigger: Trigger::Keywords,
         entropy: None,
         allow: Vec::new(),
         fields: None,
@@ -424,8 +418,8 @@ fn denylist_rule() -> Rule {
         remedy: Some("remove or pseudonymise the listed name".into()),
         origin: "config privacy.denylist_files".into(),
         matcher: Matcher::Denylist,
-        value_group: None,
         keywords: Vec::new(),
+        trigger: Trigger::Always,
         entropy: None,
         allow: Vec::new(),
         fields: None,

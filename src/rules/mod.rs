@@ -4,6 +4,7 @@
 pub mod builtin;
 mod compile;
 pub mod model;
+pub mod pattern;
 pub mod selftest;
 
 pub use compile::{FieldFilter, Matcher, Rule, RuleSet};

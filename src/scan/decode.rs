@@ -6,7 +6,6 @@ use super::read::gunzip;
 use crate::formats::{Encoding, Segment, Unit};
 use base64::Engine;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use regex::bytes::Regex;
 use std::sync::LazyLock;
 
 /// Layers of encoding peeled at most (base64 in base64 in percent…).
@@ -14,8 +13,53 @@ pub const MAX_DEPTH: u8 = 4;
 /// Shortest base64 run worth decoding: shorter runs are mostly identifiers.
 const MIN_BASE64: usize = 20;
 
-static BASE64_RUN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{20,}={0,2}").expect("static pattern compiles"));
+/// Bytes of the standard and URL-safe base64 alphabets.
+static BASE64_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-');
+        b += 1;
+    }
+    t
+};
+
+/// Maximal runs of at least [`MIN_BASE64`] alphabet bytes, with up to two `=` after.
+/// Looks at the byte a whole minimum length ahead first: when it is not in the
+/// alphabet, no run long enough can start before it, and the scan jumps past it.
+fn base64_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        // Invariant: `text[i - 1]` is not in the alphabet, so a run found at `i` or
+        // later starts where the backward scan stops.
+        while i + MIN_BASE64 <= text.len() {
+            let probe = i + MIN_BASE64 - 1;
+            if !BASE64_BYTE[text[probe] as usize] {
+                i = probe + 1;
+                continue;
+            }
+            let mut start = probe;
+            while start > i && BASE64_BYTE[text[start - 1] as usize] {
+                start -= 1;
+            }
+            let mut end = probe + 1;
+            while end < text.len() && BASE64_BYTE[text[end] as usize] {
+                end += 1;
+            }
+            i = end + 1;
+            if end - start >= MIN_BASE64 {
+                let pad = text[end..]
+                    .iter()
+                    .take(2)
+                    .take_while(|&&b| b == b'=')
+                    .count();
+                return Some((start, end + pad));
+            }
+        }
+        None
+    })
+}
 
 fn engine(alphabet: &base64::alphabet::Alphabet) -> GeneralPurpose {
     GeneralPurpose::new(
@@ -32,8 +76,8 @@ static URL_SAFE: LazyLock<GeneralPurpose> = LazyLock::new(|| engine(&base64::alp
 /// Text decoded out of `unit`'s base64 runs, or `None` when there is none worth scanning.
 pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     let mut out = child(unit, Encoding::Base64);
-    for m in BASE64_RUN.find_iter(&unit.text) {
-        let run = m.as_bytes();
+    for (run_start, run_end) in base64_runs(&unit.text) {
+        let run = &unit.text[run_start..run_end];
         let body = run
             .strip_suffix(b"==")
             .or_else(|| run.strip_suffix(b"="))
@@ -62,10 +106,10 @@ pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
             continue;
         }
         *budget -= decoded.len();
-        let Some(seg) = unit.segment_at(m.start()) else {
+        let Some(seg) = unit.segment_at(run_start) else {
             continue;
         };
-        push_pinned(&mut out, unit, seg, m.start(), &decoded);
+        push_pinned(&mut out, unit, seg, run_start, &decoded);
     }
     (!out.segments.is_empty()).then_some(out)
 }
@@ -201,6 +245,34 @@ fn is_text(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_runs_agree_with_the_regex_they_replace() {
+        let re = regex::bytes::Regex::new(r"[A-Za-z0-9+/_-]{20,}={0,2}").expect("compiles");
+        let alphabet = b"aZ09+/_- =.\n";
+        let mut state = 0x2545_f491_u32;
+        for len in [0, 1, 19, 20, 21, 40, 200, 2000] {
+            for _ in 0..50 {
+                let text: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        // Mostly alphabet bytes, so runs of every length occur.
+                        let i = (state % 64) as usize;
+                        if i < 56 {
+                            alphabet[i % 8]
+                        } else {
+                            alphabet[8 + i % 4]
+                        }
+                    })
+                    .collect();
+                let want: Vec<_> = re.find_iter(&text).map(|m| (m.start(), m.end())).collect();
+                let got: Vec<_> = base64_runs(&text).collect();
+                assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&text));
+            }
+        }
+    }
 
     fn text_unit(s: &str) -> Unit {
         let mut u = Unit::default();

@@ -1,0 +1,212 @@
+//! Windows: the spans of a unit's text where one rule's regex can match, built from the
+//! places its keywords (or trigger bytes) occur. A match holds the keyword, so it lies
+//! within the rule's longest match length of it; a single-line rule's match also lies on
+//! the keyword's line. Searching only there is what keeps a rule's cost proportional to
+//! how often its keywords occur rather than to the size of the data.
+
+use crate::formats::Unit;
+use crate::rules::pattern::Reach;
+
+#[derive(Debug, Default)]
+pub struct Windows {
+    spans: Vec<(usize, usize)>,
+}
+
+impl Windows {
+    pub fn clear(&mut self) {
+        self.spans.clear();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn push_all(&mut self, len: usize) {
+        self.spans.push((0, len));
+    }
+
+    /// Records a hit at `hs..he`. `contained`: every match through the hit holds all of
+    /// it (a keyword); otherwise a match only touches it (a run of trigger bytes).
+    pub fn add(
+        &mut self,
+        at: &mut Cursor<'_>,
+        hs: usize,
+        he: usize,
+        reach: Reach,
+        contained: bool,
+    ) {
+        let unit = at.unit;
+        let text = &unit.text;
+        let n = reach.span();
+        let (lo, hi) = if contained {
+            (he.saturating_sub(n), hs.saturating_add(n))
+        } else {
+            (hs.saturating_sub(n), he.saturating_add(n))
+        };
+        let (mut lo, mut hi) = (lo.min(hs), hi.min(text.len()).max(he));
+        let prev = self.spans.last().copied();
+        if let Some((plo, phi)) = prev
+            && hs >= plo
+            && he <= phi
+            && (hi <= phi || (reach.single_line && text[phi - 1] == b'\n'))
+        {
+            return; // the last window already holds every match through this hit
+        }
+        if reach.single_line {
+            // Newline scans start where the last window ended, so each byte is looked
+            // at a bounded number of times however many hits a line has.
+            let back_from = prev.map_or(lo, |(_, phi)| lo.max(phi)).min(hs);
+            if let Some(i) = memchr::memrchr(b'\n', &text[back_from..hs]) {
+                lo = back_from + i;
+            }
+            let fwd_from = prev.map_or(he, |(_, phi)| he.max(phi)).min(hi);
+            if let Some(i) = memchr::memchr(b'\n', &text[fwd_from..hi]) {
+                hi = fwd_from + i + 1;
+            }
+        } else if let Some(seg) = at.segment(hs) {
+            // A match never spans two segments; keep the separators for boundary bytes.
+            let s = &unit.segments[seg];
+            lo = lo.max(s.start.saturating_sub(1));
+            hi = hi.min(s.end.saturating_add(1)).min(text.len()).max(he);
+        }
+        match self.spans.last_mut() {
+            Some(last) if lo <= last.1 && hi >= last.0 => {
+                last.0 = last.0.min(lo);
+                last.1 = last.1.max(hi);
+            }
+            _ => self.spans.push((lo, hi)),
+        }
+    }
+
+    /// The windows in order, overlapping ones merged.
+    pub fn finish(&mut self) -> &[(usize, usize)] {
+        self.spans.sort_unstable();
+        let mut kept = 0;
+        for i in 0..self.spans.len() {
+            let (lo, hi) = self.spans[i];
+            if kept > 0 && lo <= self.spans[kept - 1].1 {
+                let last = &mut self.spans[kept - 1];
+                last.1 = last.1.max(hi);
+            } else {
+                self.spans[kept] = (lo, hi);
+                kept += 1;
+            }
+        }
+        self.spans.truncate(kept);
+        &self.spans
+    }
+}
+
+/// Finds the segment of a position, cheaply for positions that mostly ascend (hits
+/// come in text order): a binary search per hit was a tenth of the scan.
+pub struct Cursor<'u> {
+    pub unit: &'u Unit,
+    idx: usize,
+}
+
+impl<'u> Cursor<'u> {
+    pub fn new(unit: &'u Unit) -> Self {
+        Cursor { unit, idx: 0 }
+    }
+
+    fn segment(&mut self, pos: usize) -> Option<usize> {
+        let segs = &self.unit.segments;
+        let near = segs.iter().enumerate().skip(self.idx).take(4);
+        for (i, s) in near {
+            if s.start > pos {
+                break;
+            }
+            if pos <= s.end {
+                self.idx = i;
+                return Some(i);
+            }
+        }
+        let i = self.unit.segment_at(pos)?;
+        self.idx = i;
+        Some(i)
+    }
+}
+
+/// Start and end of every run of ASCII digits in `text`.
+pub fn digit_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        let start = pos + next_digit(&text[pos..])?;
+        let len = text[start..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(text.len() - start);
+        pos = start + len;
+        Some((start, pos))
+    })
+}
+
+/// Position of the first ASCII digit. Works a block at a time so the compiler can test
+/// sixteen bytes per step: most text has long stretches without digits.
+fn next_digit(text: &[u8]) -> Option<usize> {
+    const BLOCK: usize = 16;
+    let mut chunks = text.chunks_exact(BLOCK);
+    let mut base = 0;
+    for chunk in chunks.by_ref() {
+        if chunk
+            .iter()
+            .fold(false, |any, b| any | (b.wrapping_sub(b'0') < 10))
+        {
+            return chunk.iter().position(u8::is_ascii_digit).map(|i| base + i);
+        }
+        base += BLOCK;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(u8::is_ascii_digit)
+        .map(|i| base + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(text: &str) -> Unit {
+        let mut u = Unit::default();
+        u.push_plain(text.as_bytes(), 0, None);
+        u
+    }
+
+    #[test]
+    fn single_line_windows_are_the_keyword_lines_with_their_newlines() {
+        let u = unit("aaa\nbb KEY cc\ndd\nKEY\n");
+        let reach = Reach {
+            max_len: None,
+            single_line: true,
+        };
+        let mut w = Windows::default();
+        let mut at = Cursor::new(&u);
+        w.add(&mut at, 7, 10, reach, true);
+        w.add(&mut at, 17, 20, reach, true);
+        assert_eq!(w.finish(), &[(3, 14), (16, 21)]);
+    }
+
+    #[test]
+    fn bounded_windows_and_merging() {
+        let u = unit(&"x".repeat(100));
+        let reach = Reach {
+            max_len: Some(10),
+            single_line: false,
+        };
+        let mut w = Windows::default();
+        let mut at = Cursor::new(&u);
+        w.add(&mut at, 50, 53, reach, true);
+        assert_eq!(w.finish(), &[(43, 60)]);
+        w.add(&mut at, 55, 58, reach, true);
+        w.add(&mut at, 90, 91, reach, false);
+        assert_eq!(w.finish(), &[(43, 65), (80, 100)]);
+    }
+
+    #[test]
+    fn digit_runs_are_found_across_blocks() {
+        let text = format!("{}12{}345x6", "a".repeat(20), "b".repeat(17));
+        let runs: Vec<_> = digit_runs(text.as_bytes()).collect();
+        assert_eq!(runs, vec![(20, 22), (39, 42), (43, 44)]);
+    }
+}

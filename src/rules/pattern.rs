@@ -1,0 +1,246 @@
+//! A rule's regex, compiled once, and what its syntax tree says about where a match can
+//! be: how long it can be, whether it can run across a line, and (for rules without
+//! keywords) which byte every match must contain. Detection uses these facts to run
+//! the regex only in small windows around the places a match could be.
+
+use crate::error::{Error, Result};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
+pub const REGEX_SIZE_LIMIT: usize = 4 << 20;
+
+/// How far a match of an unbounded rule (`[^\s]+`) is looked for on each side of the
+/// keyword that let it run. A longer match is still reported, cut at this distance.
+pub const UNBOUNDED_REACH: usize = 64 << 10;
+
+/// Bytes that, when a keyword-less rule's every match must hold one, make a cheap
+/// trigger: searched with `memchr`, rarest first.
+const TRIGGER_BYTES: &[u8] = b"@\\~+:=/";
+
+/// Where a rule can match, relative to a keyword (or trigger) it contains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    /// Longest possible match in bytes; `None` when unbounded.
+    pub max_len: Option<usize>,
+    /// No match holds a newline except as its first or last byte (a consumed boundary
+    /// such as `(?:^|[^\w])`): the line around a keyword holds every match through it.
+    pub single_line: bool,
+}
+
+impl Reach {
+    pub fn span(&self) -> usize {
+        self.max_len.unwrap_or(UNBOUNDED_REACH).min(UNBOUNDED_REACH)
+    }
+}
+
+/// What lets a rule run on a piece of text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// One of the rule's keywords, found inside the match.
+    Keywords,
+    /// An ASCII digit: every match holds one.
+    Digit,
+    /// This byte: every match holds it.
+    Byte(u8),
+    /// Nothing narrower is known: the rule runs over all text.
+    Always,
+}
+
+pub struct Pattern {
+    pub regex: Regex,
+    pub source: String,
+    pub value_group: Option<usize>,
+    pub reach: Reach,
+    /// The trigger the pattern alone implies; a rule with keywords uses those instead.
+    pub implied_trigger: Trigger,
+}
+
+/// Rules triggered by digits, searched together: PII numbers, IPs and phone numbers
+/// share their trigger, and digits are everywhere in data (ids, counters, digests). One
+/// multi-pattern pass over a digit window says where any of them matches; each rule's
+/// own regex then runs only around those places.
+pub struct DigitGroup {
+    pub rules: Vec<usize>,
+    pub any: Regex,
+    /// Covers every member: the longest reach, single-line only if all are.
+    pub reach: Reach,
+}
+
+impl DigitGroup {
+    pub fn new(members: &[(usize, &Pattern)]) -> Result<Option<DigitGroup>> {
+        if members.is_empty() {
+            return Ok(None);
+        }
+        let sources: Vec<&str> = members.iter().map(|(_, p)| p.source.as_str()).collect();
+        let any = builder()
+            .build_many(&sources)
+            .map_err(|e| Error::rules("digit-triggered rules", e.to_string()))?;
+        let reach = Reach {
+            max_len: members
+                .iter()
+                .try_fold(0, |n, (_, p)| p.reach.max_len.map(|m| n.max(m))),
+            single_line: members.iter().all(|(_, p)| p.reach.single_line),
+        };
+        Ok(Some(DigitGroup {
+            rules: members.iter().map(|(i, _)| *i).collect(),
+            any,
+            reach,
+        }))
+    }
+}
+
+fn builder() -> meta::Builder {
+    let mut b = Regex::builder();
+    b.syntax(syntax::Config::new().unicode(false).utf8(false))
+        .configure(
+            meta::Config::new()
+                .utf8_empty(false)
+                .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
+                .onepass_size_limit(Some(REGEX_SIZE_LIMIT))
+                .dfa_size_limit(Some(REGEX_SIZE_LIMIT))
+                .hybrid_cache_capacity(REGEX_SIZE_LIMIT),
+        );
+    b
+}
+
+/// Patterns are byte-oriented (`unicode(false)`): `\w`, `\d`, `\s` and `(?i)` mean
+/// their ASCII forms. Every built-in rule is ASCII by nature (keys, tokens, paths), and
+/// Unicode classes made compiling the rule set five times slower (34 ms → 7 ms), which
+/// a git hook pays on every commit. A rule that needs Unicode says so with `(?u:...)`.
+pub fn compile(origin: &str, id: &str, source: &str) -> Result<Pattern> {
+    let bad = |e: String| Error::rules(origin, format!("rule `{id}`: bad regex: {e}"));
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(source)
+        .map_err(|e| bad(e.to_string()))?;
+    let regex = builder().build(source).map_err(|e| bad(e.to_string()))?;
+    let value_group = regex
+        .group_info()
+        .to_index(regex_automata::PatternID::ZERO, "value");
+    let reach = Reach {
+        max_len: hir.properties().maximum_len(),
+        single_line: single_line(&hir),
+    };
+    Ok(Pattern {
+        regex,
+        source: source.to_string(),
+        value_group,
+        reach,
+        implied_trigger: implied_trigger(&hir),
+    })
+}
+
+fn implied_trigger(hir: &Hir) -> Trigger {
+    if must_contain(hir, &|b| b.is_ascii_digit()) {
+        return Trigger::Digit;
+    }
+    TRIGGER_BYTES
+        .iter()
+        .find(|&&t| must_contain(hir, &|b| b == t))
+        .map_or(Trigger::Always, |&t| Trigger::Byte(t))
+}
+
+/// Every match of `hir` holds at least one byte for which `wanted` is true.
+fn must_contain(hir: &Hir, wanted: &dyn Fn(u8) -> bool) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => false,
+        HirKind::Literal(lit) => lit.0.iter().any(|&b| wanted(b)),
+        HirKind::Class(class) => class_within(class, wanted),
+        HirKind::Repetition(rep) => rep.min >= 1 && must_contain(&rep.sub, wanted),
+        HirKind::Capture(cap) => must_contain(&cap.sub, wanted),
+        HirKind::Concat(parts) => parts.iter().any(|p| must_contain(p, wanted)),
+        HirKind::Alternation(alts) => alts.iter().all(|a| must_contain(a, wanted)),
+    }
+}
+
+/// Every byte (or character) the class matches satisfies `wanted`.
+fn class_within(class: &Class, wanted: &dyn Fn(u8) -> bool) -> bool {
+    match class {
+        Class::Bytes(c) => c.ranges().iter().all(|r| (r.start()..=r.end()).all(wanted)),
+        Class::Unicode(c) => c.ranges().iter().all(|r| {
+            u8::try_from(u32::from(r.end())).is_ok_and(|end| {
+                let start = u32::from(r.start()) as u8;
+                (start..=end).all(wanted)
+            })
+        }),
+    }
+}
+
+fn single_line(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Capture(cap) => single_line(&cap.sub),
+        HirKind::Concat(parts) if parts.len() >= 2 => {
+            let last = parts.len() - 1;
+            parts.iter().enumerate().all(|(i, p)| {
+                let at_edge = i == 0 || i == last;
+                !can_match_newline(p)
+                    || (at_edge && p.properties().maximum_len().is_some_and(|n| n <= 1))
+            })
+        }
+        _ => !can_match_newline(hir),
+    }
+}
+
+fn can_match_newline(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => false,
+        HirKind::Literal(lit) => lit.0.contains(&b'\n'),
+        HirKind::Class(Class::Bytes(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+        HirKind::Class(Class::Unicode(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+        HirKind::Repetition(rep) => rep.max != Some(0) && can_match_newline(&rep.sub),
+        HirKind::Capture(cap) => can_match_newline(&cap.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().any(can_match_newline),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(src: &str) -> Pattern {
+        compile("test", "t", src).expect("compiles")
+    }
+
+    #[test]
+    fn reach_and_lines() {
+        let ip = p(r"(?:^|[^\w.])(?P<value>(?:\d{1,3}\.){3}\d{1,3})(?:[^\w.]|$)");
+        assert_eq!(ip.reach.max_len, Some(17));
+        assert!(ip.reach.single_line, "boundary bytes may be newlines");
+        assert_eq!(ip.implied_trigger, Trigger::Digit);
+        let trace = p(r"(?m)(?P<value>(?:^at \w+\r?\n?){2,})");
+        assert!(!trace.reach.single_line);
+        assert_eq!(trace.reach.max_len, None);
+        let path = p(r"/home/[^\s]*");
+        assert!(path.reach.single_line);
+        assert_eq!(path.reach.max_len, None);
+        let kv = p(r"key\s*=\s*\w+");
+        assert!(!kv.reach.single_line);
+    }
+
+    #[test]
+    fn triggers() {
+        assert_eq!(
+            p(r"[A-Za-z]:(?:\\|/)\w+").implied_trigger,
+            Trigger::Byte(b':')
+        );
+        assert_eq!(p(r"\b[A-Z]{2}\d{2}\b").implied_trigger, Trigger::Digit);
+        assert_eq!(p(r"\d+|x").implied_trigger, Trigger::Always);
+        assert_eq!(p(r"a\d?").implied_trigger, Trigger::Always);
+        assert_eq!(p(r"(?:\d|@)@").implied_trigger, Trigger::Byte(b'@'));
+    }
+
+    #[test]
+    fn pathological_patterns_are_rejected() {
+        assert!(compile("test", "t", "(a{1000}){1000}").is_err());
+    }
+}
