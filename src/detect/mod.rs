@@ -12,6 +12,7 @@ pub mod domains;
 mod email;
 mod hostname;
 mod ip;
+pub mod keywords;
 mod local_path;
 mod pii;
 pub mod secret;
@@ -44,6 +45,7 @@ pub struct Scratch {
     engines: Vec<Option<Engine>>,
     digit_windows: Windows,
     digit_cache: Option<Cache>,
+    lanes: keywords::LaneHits,
 }
 
 struct Engine {
@@ -117,12 +119,12 @@ fn collect_windows(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, only: Op
             windows[r].add(&mut at, hs, he, p.reach, true);
         }
     };
-    if let Some(ac) = &rules.prefilter {
-        for m in ac.find_overlapping_iter(text) {
-            for &r in &rules.keyword_owners[m.pattern().as_usize()] {
-                hit(r, m.start(), m.end());
+    if let Some(keywords) = &rules.prefilter {
+        keywords.for_each(text, &mut scratch.lanes, |pattern, start, end| {
+            for &r in &rules.keyword_owners[pattern] {
+                hit(r, start, end);
             }
-        }
+        });
     }
     for (byte, owners) in &rules.byte_keywords {
         let upper = byte.to_ascii_uppercase();

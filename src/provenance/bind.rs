@@ -128,9 +128,11 @@ pub fn extract(
         match value {
             Value::Object(map) => {
                 for (key, v) in map {
-                    let here = format!("{pointer}/{}", escape(key));
+                    // Built only when needed: most keys hold plain strings.
+                    let here = || format!("{pointer}/{}", escape(key));
                     if let Value::String(s) = v {
                         if is_hash_key(key) || is_prefixed_hash(s) {
+                            let here = here();
                             hashes.push(HashValue {
                                 pointer: here.clone(),
                                 value: s.clone(),
@@ -145,8 +147,8 @@ pub fn extract(
                                 });
                             }
                         }
-                    } else {
-                        stack.push((v, here));
+                    } else if v.is_object() || v.is_array() {
+                        stack.push((v, here()));
                     }
                 }
             }
@@ -159,7 +161,7 @@ pub fn extract(
                                 value: s.clone(),
                             });
                         }
-                    } else {
+                    } else if v.is_object() || v.is_array() {
                         stack.push((v, format!("{pointer}/{i}")));
                     }
                 }

@@ -6,15 +6,17 @@
 use super::pattern::{self, DigitGroup, Pattern, Trigger};
 use super::{Examples, Sourced};
 use crate::config::Config;
+use crate::detect::Scratch;
 use crate::detect::denylist::Denylist;
 use crate::detect::domains::DomainPolicy;
+use crate::detect::keywords::KeywordScan;
 use crate::detect::validators::Validator;
 use crate::error::{Error, Result};
 use crate::finding::{Category, Severity};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::bytes::{Regex, RegexBuilder};
 use sha2::{Digest, Sha256};
+use std::sync::Mutex;
 
 /// Built-in checks that are code rather than patterns (provenance, formats). A rule
 /// names one with `validator = "..."` and no `regex`.
@@ -92,7 +94,7 @@ pub struct RuleSet {
     pub rules: Vec<Rule>,
     pub domains: DomainPolicy,
     pub denylist: Option<Denylist>,
-    pub prefilter: Option<AhoCorasick>,
+    pub prefilter: Option<KeywordScan>,
     /// Prefilter pattern id → rules that own that keyword.
     pub keyword_owners: Vec<Vec<usize>>,
     /// One-byte keywords and trigger bytes (`@`, `+`, `:`): `memchr` finds them faster
@@ -105,6 +107,9 @@ pub struct RuleSet {
     /// Rules limited by `fields`: they run per JSON value.
     pub field_rules: Vec<usize>,
     pub sha256: String,
+    /// Search state handed from file to file, so regex caches warm up once per thread
+    /// rather than once per file; taken and returned once per file, never per match.
+    scratch: Mutex<Vec<Scratch>>,
 }
 
 impl RuleSet {
@@ -184,14 +189,7 @@ impl RuleSet {
         let prefilter = if patterns.is_empty() {
             None
         } else {
-            Some(
-                AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::Standard)
-                    .kind(Some(AhoCorasickKind::DFA))
-                    .build(&patterns)
-                    .map_err(|e| Error::rules("keywords", e.to_string()))?,
-            )
+            Some(KeywordScan::new(&patterns).map_err(|e| Error::rules("keywords", e))?)
         };
         let members: Vec<(usize, &Pattern)> = digit_rules
             .iter()
@@ -212,7 +210,18 @@ impl RuleSet {
             keyword_owners,
             field_rules,
             sha256: crate::hex::encode(&hasher.finalize()),
+            scratch: Mutex::new(Vec::new()),
         })
+    }
+
+    pub fn take_scratch(&self) -> Scratch {
+        let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        pool.pop().unwrap_or_default()
+    }
+
+    pub fn return_scratch(&self, scratch: Scratch) {
+        let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        pool.push(scratch);
     }
 
     pub fn get(&self, id: &str) -> Option<&Rule> {

@@ -82,7 +82,13 @@ pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
             .strip_suffix(b"==")
             .or_else(|| run.strip_suffix(b"="))
             .unwrap_or(run);
-        if body.len() < MIN_BASE64 || body.len() % 4 == 1 || body.iter().all(u8::is_ascii_hexdigit)
+        // Base64 of anything but a few bytes mixes upper and lower case (a run of 20
+        // characters from one case is about 1 in 10^5); identifiers (`summary_text_hash`),
+        // digests and upper-case ids do not, and decoding them is wasted work.
+        if body.len() < MIN_BASE64
+            || body.len() % 4 == 1
+            || !body.iter().any(u8::is_ascii_uppercase)
+            || !body.iter().any(u8::is_ascii_lowercase)
         {
             continue;
         }

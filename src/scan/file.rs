@@ -76,7 +76,7 @@ impl<'a> FileScanner<'a> {
             rel,
             text,
             lines: None,
-            scratch: Scratch::default(),
+            scratch: rules.take_scratch(),
             matches: Vec::new(),
             budget: DECODE_BUDGET,
             seen: HashSet::new(),
@@ -111,7 +111,7 @@ impl<'a> FileScanner<'a> {
             }
         }
         let Some(mut audit) = self.audit.take() else {
-            return (self.findings, Vec::new());
+            return (std::mem::take(&mut self.findings), Vec::new());
         };
         audit.finish();
         for p in std::mem::take(&mut audit.problems) {
@@ -133,7 +133,7 @@ impl<'a> FileScanner<'a> {
                 }
             })
             .collect();
-        (self.findings, claims)
+        (std::mem::take(&mut self.findings), claims)
     }
 
     fn audit_record(&mut self, doc: &[u8], base: usize) {
@@ -404,6 +404,12 @@ fn ceil_char(text: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+impl Drop for FileScanner<'_> {
+    fn drop(&mut self) {
+        self.rules.return_scratch(std::mem::take(&mut self.scratch));
+    }
 }
 
 impl FileScanner<'_> {
