@@ -22,9 +22,9 @@ mod window;
 use crate::formats::Unit;
 use crate::rules::pattern::Pattern;
 use crate::rules::{Matcher, RuleSet};
-use regex_automata::Input;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::captures::Captures;
+use regex_automata::{Input, PatternSet};
 use validators::{Candidate, entropy};
 use window::{Cursor, Windows, digit_runs};
 
@@ -45,6 +45,8 @@ pub struct Scratch {
     engines: Vec<Option<Engine>>,
     digit_windows: Windows,
     digit_cache: Option<Cache>,
+    digit_members: Option<PatternSet>,
+    digit_which_cache: Option<Cache>,
     lanes: keywords::LaneHits,
 }
 
@@ -170,15 +172,31 @@ fn digit_candidates(
         windows,
         digit_windows,
         digit_cache,
+        digit_members,
+        digit_which_cache,
         ..
     } = scratch;
     let cache = digit_cache.get_or_insert_with(|| group.any.create_cache());
+    let which_cache = digit_which_cache.get_or_insert_with(|| group.which.create_cache());
+    let members = digit_members.get_or_insert_with(|| PatternSet::new(group.any.pattern_len()));
     let mut at = Cursor::new(unit);
     for &(lo, hi) in digit_windows.finish() {
         let mut input = Input::new(&unit.text[..]).range(lo..hi);
         while let Some(m) = group.any.search_with(cache, &input) {
-            for &r in group.rules.iter().filter(|&&r| wanted(r)) {
-                if let Matcher::Regex(p) = &rules.rules[r].matcher {
+            // Which members match around here at all: usually one, so the other
+            // rules' regexes never run on an epoch timestamp that looked like a CNP.
+            let n = group.reach.span();
+            let near = Input::new(&unit.text[..])
+                .range(m.start().saturating_sub(n)..(m.end() + n).min(unit.text.len()));
+            members.clear();
+            group
+                .which
+                .which_overlapping_matches_with(which_cache, &near, members);
+            for pid in members.iter() {
+                let r = group.rules[pid.as_usize()];
+                if wanted(r)
+                    && let Matcher::Regex(p) = &rules.rules[r].matcher
+                {
                     windows[r].add(&mut at, m.start(), m.end(), p.reach, false);
                 }
             }

@@ -63,7 +63,10 @@ pub struct Pattern {
 /// own regex then runs only around those places.
 pub struct DigitGroup {
     pub rules: Vec<usize>,
+    /// Leftmost-first: finds the next place any member matches.
     pub any: Regex,
+    /// Every-match semantics: says which members match near that place.
+    pub which: Regex,
     /// Covers every member: the longest reach, single-line only if all are.
     pub reach: Reach,
 }
@@ -74,9 +77,12 @@ impl DigitGroup {
             return Ok(None);
         }
         let sources: Vec<&str> = members.iter().map(|(_, p)| p.source.as_str()).collect();
-        let any = builder()
+        let bad = |e: meta::BuildError| Error::rules("digit-triggered rules", e.to_string());
+        let any = builder().build_many(&sources).map_err(bad)?;
+        let which = builder()
+            .configure(meta::Config::new().match_kind(regex_automata::MatchKind::All))
             .build_many(&sources)
-            .map_err(|e| Error::rules("digit-triggered rules", e.to_string()))?;
+            .map_err(bad)?;
         let reach = Reach {
             max_len: members
                 .iter()
@@ -86,6 +92,7 @@ impl DigitGroup {
         Ok(Some(DigitGroup {
             rules: members.iter().map(|(i, _)| *i).collect(),
             any,
+            which,
             reach,
         }))
     }
