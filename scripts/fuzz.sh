@@ -4,11 +4,14 @@
 # (`cargo install cargo-fuzz`). A crash leaves its input in fuzz/artifacts/<target>/:
 # turn it into a regression test before fixing.
 #
-#   scripts/fuzz.sh 600          # ten minutes per target
+#   scripts/fuzz.sh 600                          # ten minutes per target
+#   scripts/fuzz.sh 600 json_tokenizer decoders  # only these targets
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}
+shift || true
 targets=(json_tokenizer decoders manifest config_and_rules scan_blob git_index)
+if [ "$#" -gt 0 ]; then targets=("$@"); fi
 mkdir -p corpus
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"

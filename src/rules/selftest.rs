@@ -11,6 +11,9 @@ pub struct ExampleFailure {
     pub rule_id: String,
     pub index: usize,
     pub expected_match: bool,
+    /// The regex matches the example, but no keyword lies inside the match, so a scan
+    /// never runs the regex there.
+    pub keyword_outside: bool,
 }
 
 impl std::fmt::Display for ExampleFailure {
@@ -24,7 +27,11 @@ impl std::fmt::Display for ExampleFailure {
             f,
             "rule `{}`: examples.{list}[{}] {what}",
             self.rule_id, self.index
-        )
+        )?;
+        if self.keyword_outside {
+            f.write_str(" (the regex matches, but none of the rule's keywords is inside the match; a scan runs a rule's regex only around its keywords)")?;
+        }
+        Ok(())
     }
 }
 
@@ -54,10 +61,16 @@ pub fn run(rules: &RuleSet) -> Summary {
                 let mut out = Vec::new();
                 detect::detect_rule(rules, ri, &unit, &mut out);
                 if out.is_empty() == expected {
+                    let keyword_outside = expected
+                        && match &rule.matcher {
+                            crate::rules::Matcher::Regex(p) => detect::matches_anywhere(p, &unit),
+                            _ => false,
+                        };
                     summary.failures.push(ExampleFailure {
                         rule_id: rule.id.clone(),
                         index,
                         expected_match: expected,
+                        keyword_outside,
                     });
                 }
             }

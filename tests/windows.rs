@@ -1,0 +1,160 @@
+//! Rules run only in windows around their keywords and trigger bytes, and the keyword
+//! pass walks big texts in four lanes. These tests plant values where a windowing or
+//! lane bug would lose them: on lane borders, at the ends of units and text chunks, on
+//! a multi-megabyte line with no newline, and next to many decoy keywords.
+
+mod common;
+use common::*;
+use std::collections::BTreeMap;
+
+const PLANTS: &[(&str, &str)] = &[
+    ("contact ion.popescu@gmail.com now", "email.address"),
+    ("key AKIAPYCDYBK377OXTZQ6 here", "secret.aws_access_key_id"),
+    ("peer 10.0.3.17 port", "ip.v4"),
+    ("saved /home/jdoe/run.json ok", "local_path.posix_home"),
+    ("host gpu-17.ml.internal up", "hostname.internal"),
+    ("call +40 721 234 567 today", "pii.phone_international"),
+    ("ssn 536-22-8391 filed", "pii.us_ssn"),
+    (
+        "api_key = \"Zk8qLm2Np4Rs6Tv8Xz0Bc3De5Fg7Hj9K\" set",
+        "secret.generic_api_key",
+    ),
+];
+
+fn counts(report: &serde_json::Value) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for f in findings(report) {
+        *out.entry(f.5).or_insert(0) += 1;
+    }
+    out
+}
+
+/// Filler that is full of keywords and digits the rules must wade through.
+fn filler(len: usize, newlines: bool) -> String {
+    let words = [
+        "token", "secret", "key", "pass", "task", "risk", "sha256", "v1.2.3", "2026-01-02",
+        "case/0042", "value", "the", "model",
+    ];
+    let mut s = String::new();
+    let mut i = 0usize;
+    while s.len() < len {
+        s.push_str(words[i % words.len()]);
+        s.push(if newlines && i % 9 == 8 { '\n' } else { ' ' });
+        i += 1;
+    }
+    s.truncate(len);
+    s
+}
+
+/// Plants every value at many offsets, including every 64 KiB border the four keyword
+/// lanes and the 1 MiB unit flushes can fall on, and checks each is found exactly once.
+fn plant_everywhere(newlines: bool) -> (String, BTreeMap<String, usize>) {
+    let mut text = String::new();
+    let mut want: BTreeMap<String, usize> = BTreeMap::new();
+    let mut k = 0usize;
+    // Every 60 KiB, plus a few bytes before each MiB: lane borders of a 4 MiB text
+    // chunk, the chunk border itself and the 1 MiB unit flushes.
+    let mut targets: Vec<usize> = (0usize..(5 << 20)).step_by(61_440).collect();
+    targets.extend((1..5).map(|k| (k << 20) - 12));
+    targets.sort_unstable();
+    for target in targets {
+        let gap = target.saturating_sub(text.len());
+        text.push_str(&filler(gap, newlines));
+        let (plant, rule) = PLANTS[k % PLANTS.len()];
+        text.push(' ');
+        text.push_str(plant);
+        text.push(' ');
+        *want.entry(rule.to_string()).or_insert(0) += 1;
+        k += 1;
+    }
+    (text, want)
+}
+
+#[test]
+fn values_on_lane_and_chunk_borders_are_found_in_text_with_lines() {
+    let (text, want) = plant_everywhere(true);
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("notes.md"), &text).expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    let report = scan_json(home.path(), dir.path(), &[]).json();
+    assert_eq!(counts(&report), want);
+}
+
+#[test]
+fn values_on_one_five_megabyte_line_are_found() {
+    let (text, want) = plant_everywhere(false);
+    assert!(!text.contains('\n'));
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("one-line.txt"), &text).expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    let report = scan_json(home.path(), dir.path(), &[]).json();
+    assert_eq!(counts(&report), want);
+}
+
+#[test]
+fn values_in_jsonl_strings_across_unit_flushes_are_found() {
+    let mut out = String::new();
+    let mut want: BTreeMap<String, usize> = BTreeMap::new();
+    for i in 0..12_000 {
+        let mut text = filler(300, false);
+        if i % 97 == 0 {
+            let (plant, rule) = PLANTS[(i / 97) % PLANTS.len()];
+            text.push_str(plant);
+            *want.entry(rule.to_string()).or_insert(0) += 1;
+        }
+        out.push_str(&serde_json::json!({"id": i, "text": text}).to_string());
+        out.push('\n');
+    }
+    assert!(out.len() > 3 << 20, "spans several 1 MiB units");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("cases.jsonl"), &out).expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    let report = scan_json(home.path(), dir.path(), &[]).json();
+    assert_eq!(counts(&report), want);
+}
+
+/// A rule's keywords must occur inside its match: `rules test` says so when an example
+/// matches the regex but holds no keyword there, rather than passing a rule that a
+/// scan would never run.
+#[test]
+fn rules_test_flags_a_keyword_outside_the_match() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules");
+    std::fs::create_dir(&rules).expect("mkdir");
+    std::fs::write(
+        rules.join("mine.toml"),
+        r#"
+[[rule]]
+id = "custom.ticket"
+category = "secret"
+severity = "high"
+description = "ticket number after the word ticket"
+keywords = ["ticket"]
+regex = '''ticket: (?P<value>T-\d{6})'''
+examples.match = ["ticket: T-123456"]
+
+[[rule]]
+id = "custom.badge"
+category = "secret"
+severity = "high"
+description = "badge number, keyword only in the surrounding text"
+keywords = ["badge"]
+regex = '''(?P<value>B-\d{6})'''
+examples.match = ["badge no B-123456"]
+"#,
+    )
+    .expect("write");
+    let config = dir.path().join("privacy-audit.toml");
+    std::fs::write(&config, "[rules]\ndirs = [\"rules\"]\n").expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    let cfg = config.to_string_lossy().into_owned();
+    let t = run(home.path(), &["--config", &cfg, "rules", "test"]);
+    assert_eq!(t.code, 1, "{}{}", t.stdout, t.stderr);
+    let badge = t
+        .stdout
+        .lines()
+        .find(|l| l.contains("custom.badge"))
+        .expect("badge reported");
+    assert!(badge.contains("keywords is inside the match"), "{badge}");
+    assert!(!t.stdout.contains("custom.ticket"), "{}", t.stdout);
+}
