@@ -117,3 +117,30 @@ fn folding_adds_no_noise() {
     assert!(rules_for("a.txt", "\u{feff}ｈｅｌｌｏ　ｗｏｒｌｄ ＡＢＣ １２３\n").is_empty());
     assert!(rules_for("b.json", "{\"t\": \"ｓｅｅ ｅｘａｍｐｌｅ．ｃｏｍ\"}").is_empty());
 }
+
+/// A token broken at a fixed width inside one value (`\n` escapes, then indentation),
+/// as tools do when they wrap keys and base64 blobs, is joined back and caught.
+#[test]
+fn secrets_wrapped_across_a_json_line_join() {
+    assert_caught(
+        "w.json",
+        r#"{"log": "export GH=ghp_8mZq2LkP0vX7rT4nB9sW1c\n    Y6dF3hJ5gA0eR2 done"}"#,
+        "secret.github_token",
+    );
+    assert_caught(
+        "w.jsonl",
+        "{\"key\": \"AKIAPYCDYBK377OX\\nTZQ6\"}\n",
+        "secret.aws_access_key_id",
+    );
+    assert_caught(
+        "w.md",
+        "token ghp_8mZq2LkP0vX7rT4nB9sW1cY6dF3\nhJ5gA0eR2 in a wrapped note\n",
+        "secret.github_token",
+    );
+    // Prose whose lines end in ordinary words is not joined into anything.
+    let got = rules_for(
+        "prose.md",
+        "the evaluation harness records\nlatency and the model answer\n",
+    );
+    assert!(got.is_empty(), "{got:?}");
+}

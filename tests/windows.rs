@@ -32,8 +32,19 @@ fn counts(report: &serde_json::Value) -> BTreeMap<String, usize> {
 /// Filler that is full of keywords and digits the rules must wade through.
 fn filler(len: usize, newlines: bool) -> String {
     let words = [
-        "token", "secret", "key", "pass", "task", "risk", "sha256", "v1.2.3", "2026-01-02",
-        "case/0042", "value", "the", "model",
+        "token",
+        "secret",
+        "key",
+        "pass",
+        "task",
+        "risk",
+        "sha256",
+        "v1.2.3",
+        "2026-01-02",
+        "case/0042",
+        "value",
+        "the",
+        "model",
     ];
     let mut s = String::new();
     let mut i = 0usize;
@@ -46,18 +57,17 @@ fn filler(len: usize, newlines: bool) -> String {
     s
 }
 
-/// Plants every value at many offsets, including every 64 KiB border the four keyword
-/// lanes and the 1 MiB unit flushes can fall on, and checks each is found exactly once.
+/// Plants the values at many offsets, including just before each MiB, where the four
+/// keyword lanes of a 4 MiB text chunk and the chunk itself are cut.
 fn plant_everywhere(newlines: bool) -> (String, BTreeMap<String, usize>) {
     let mut text = String::new();
     let mut want: BTreeMap<String, usize> = BTreeMap::new();
-    let mut k = 0usize;
     // Every 60 KiB, plus a few bytes before each MiB: lane borders of a 4 MiB text
     // chunk, the chunk border itself and the 1 MiB unit flushes.
     let mut targets: Vec<usize> = (0usize..(5 << 20)).step_by(61_440).collect();
     targets.extend((1..5).map(|k| (k << 20) - 12));
     targets.sort_unstable();
-    for target in targets {
+    for (k, target) in targets.into_iter().enumerate() {
         let gap = target.saturating_sub(text.len());
         text.push_str(&filler(gap, newlines));
         let (plant, rule) = PLANTS[k % PLANTS.len()];
@@ -65,7 +75,6 @@ fn plant_everywhere(newlines: bool) -> (String, BTreeMap<String, usize>) {
         text.push_str(plant);
         text.push(' ');
         *want.entry(rule.to_string()).or_insert(0) += 1;
-        k += 1;
     }
     (text, want)
 }

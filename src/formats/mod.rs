@@ -25,6 +25,8 @@ pub enum Encoding {
     /// Full-width letters and invisible characters folded away (`ｉｏｎ＠ｇｍａｉｌ`,
     /// `gm\u{200b}ail`): spellings that look the same to a reader but not to a regex.
     Folded,
+    /// Tokens wrapped across lines, joined back (see `scan::decode::unwrap_layer`).
+    Unwrapped,
 }
 
 /// One contiguous piece of decoded text: a JSON string or number, or a run of text.

@@ -165,6 +165,67 @@ pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     (!out.segments.is_empty()).then_some(out)
 }
 
+/// Shortest piece of a token that counts as wrapped when a line ends with it.
+const MIN_WRAPPED_PIECE: usize = 16;
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-' | b'.' | b'~')
+}
+
+/// Tokens wrapped across lines inside one value — a key or base64 blob broken at a
+/// fixed width, in a JSON string as `\n` escapes or in a text file — joined back:
+/// `ghp_8mZq2LkP0vX7rT4n\n  B9sW1cY6…` becomes one token again. A line counts as
+/// wrapped when it ends in at least 16 token bytes and the next line (after its
+/// indentation) goes on with token bytes; only the joined tokens go into the layer.
+pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let mut out = child(unit, Encoding::Unwrapped);
+    for (i, seg) in unit.segments.iter().enumerate() {
+        let text = &unit.text[seg.start..seg.end];
+        let mut pos = 0;
+        while let Some(off) = memchr::memchr(b'\n', &text[pos..]) {
+            let nl = pos + off;
+            let start = text[pos..nl]
+                .iter()
+                .rposition(|&b| !is_token_byte(b))
+                .map_or(pos, |j| pos + j + 1);
+            pos = nl + 1;
+            if nl - start < MIN_WRAPPED_PIECE {
+                continue;
+            }
+            let mut joined = text[start..nl].to_vec();
+            let mut cur = nl;
+            while cur < text.len() && text[cur] == b'\n' {
+                let from = cur
+                    + 1
+                    + text[cur + 1..]
+                        .iter()
+                        .take_while(|b| matches!(b, b' ' | b'\t'))
+                        .count();
+                let to = from
+                    + text[from..]
+                        .iter()
+                        .take_while(|&&b| is_token_byte(b))
+                        .count();
+                if to == from {
+                    break;
+                }
+                joined.extend_from_slice(&text[from..to]);
+                cur = to;
+                if to - from < MIN_WRAPPED_PIECE {
+                    break; // a short last piece ends the token
+                }
+            }
+            if joined.len() == nl - start || joined.len() > *budget {
+                continue;
+            }
+            *budget -= joined.len();
+            push_pinned(&mut out, unit, i, seg.start + start, &joined);
+            pos = cur.max(pos);
+        }
+    }
+    (!out.segments.is_empty()).then_some(out)
+}
+
 fn folds(c: char) -> bool {
     matches!(c, '\u{FF01}'..='\u{FF5E}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}')
 }

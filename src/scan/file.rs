@@ -253,10 +253,13 @@ impl<'a> FileScanner<'a> {
                 self.judge(&layer);
             }
             // Folding is not an encoding a writer chooses twice: only on the file's own text.
-            if unit.encoding.is_none_or(|e| e == Encoding::Plain)
-                && let Some(layer) = decode::fold_layer(unit, &mut self.budget)
-            {
-                self.judge(&layer);
+            if unit.encoding.is_none_or(|e| e == Encoding::Plain) {
+                if let Some(layer) = decode::fold_layer(unit, &mut self.budget) {
+                    self.judge(&layer);
+                }
+                if let Some(layer) = decode::unwrap_layer(unit, &mut self.budget) {
+                    self.judge(&layer);
+                }
             }
         }
     }
@@ -286,6 +289,7 @@ impl<'a> FileScanner<'a> {
         let message = match unit.encoding {
             Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
             Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
+            Some(Encoding::Unwrapped) => format!("{} (wrapped across lines)", rule.description),
             Some(Encoding::Folded) => format!(
                 "{} (disguised with full-width or invisible characters)",
                 rule.description

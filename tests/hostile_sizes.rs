@@ -1,0 +1,78 @@
+//! Hostile sizes (issue 7 §2): a 1 GB file with no newline, JSON nested 1,000,000 deep,
+//! and a single JSON string of 100 MB. Each ends in a clear outcome (a finding, or a skip
+//! with its reason) in bounded time and memory.
+
+mod common;
+use common::*;
+
+fn file_entry<'a>(report: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
+    report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap_or_else(|| panic!("{path} listed"))
+}
+
+/// Sparse, so the test costs no disk: the size alone decides, before any byte is read.
+#[test]
+fn a_one_gigabyte_file_with_no_newline_is_skipped_with_its_size() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let file = std::fs::File::create(dir.path().join("huge.txt")).expect("create");
+    file.set_len(1 << 30).expect("sparse 1 GiB");
+    let run = scan_json(home.path(), dir.path(), &[]);
+    assert_eq!(run.code, 0, "a policy skip is not an error: {}", run.stderr);
+    let report = run.json();
+    let entry = file_entry(&report, "huge.txt");
+    assert_eq!(entry["status"], "skipped");
+    assert_eq!(
+        entry["reason"],
+        "too large: 1073741824 bytes > max_file_bytes 268435456"
+    );
+}
+
+#[test]
+fn json_nested_a_million_deep_is_scanned() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let depth = 1_000_000;
+    let doc = format!(
+        "{}\"ion.popescu@gmail.com\"{}",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    std::fs::write(dir.path().join("deep.json"), doc).expect("write");
+    let report = scan_json(home.path(), dir.path(), &[]).json();
+    let found = findings(&report);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].5, "email.address");
+    assert_eq!((found[0].1, found[0].2), (1, depth as u64 + 2));
+    let pointer = found[0].3.clone().unwrap_or_default();
+    assert!(
+        pointer.len() < 5000,
+        "the pointer is bounded, not a million steps"
+    );
+}
+
+#[test]
+fn a_hundred_megabyte_json_string_is_scanned_to_its_end() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let filler = "lorem ipsum ".repeat((100 << 20) / 12);
+    let doc = format!("{{\"text\": \"{filler}ion.popescu@gmail.com\"}}");
+    assert!(doc.len() > 100 << 20);
+    std::fs::write(dir.path().join("big.json"), &doc).expect("write");
+    let report = scan_json(home.path(), dir.path(), &[]).json();
+    let found = findings(&report);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].5, "email.address");
+    assert_eq!(found[0].3.as_deref(), Some("/text"));
+    assert_eq!(found[0].2, 11 + filler.len() as u64);
+}
