@@ -53,6 +53,9 @@ pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
 pub struct Head {
     pub next: u64,
     pub last_sha256: Option<String>,
+    /// `audit.jsonl` may lag the chain (a full disk cut an append short): it is brought
+    /// level before the next report.
+    pub audit_behind: bool,
 }
 
 pub fn head(dir: &Path) -> Result<Head> {
@@ -62,11 +65,13 @@ pub fn head(dir: &Path) -> Result<Head> {
             Ok(Head {
                 next: seq + 1,
                 last_sha256: Some(sha256_hex(&bytes)),
+                audit_behind: true,
             })
         }
         None => Ok(Head {
             next: 1,
             last_sha256: None,
+            audit_behind: false,
         }),
     }
 }
@@ -74,6 +79,12 @@ pub fn head(dir: &Path) -> Result<Head> {
 /// Writes `report` as the next link of the chain and logs it to `audit.jsonl`.
 pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    if head.audit_behind {
+        match sync_audit(dir, head) {
+            Ok(()) => head.audit_behind = false,
+            Err(e) => tracing::error!(error = %e, "audit.jsonl is still behind the reports"),
+        }
+    }
     report.sequence = Some(head.next);
     report.prev_report_sha256 = head.last_sha256.clone();
     let mut bytes = serde_json::to_vec_pretty(report)
@@ -95,30 +106,35 @@ pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBu
     // The report is in the chain now, whatever happens to the log line below.
     head.next += 1;
     head.last_sha256 = Some(sha.clone());
-    if let Err(e) = log_audit(dir, report, &path, &sha) {
-        tracing::error!(error = %e, "cannot append to audit.jsonl; the report itself is written");
+    let as_value = serde_json::from_slice(&bytes).unwrap_or_default();
+    if let Err(e) = log_audit(dir, &as_value, &path, &sha) {
+        tracing::error!(error = %e, "cannot append to audit.jsonl; the report itself is written and its lines follow with the next report");
+        head.audit_behind = true;
     }
     Ok(path)
 }
 
-fn log_audit(dir: &Path, report: &Report, path: &Path, sha: &str) -> Result<()> {
+fn log_audit(dir: &Path, report: &serde_json::Value, path: &Path, sha: &str) -> Result<()> {
     let log = dir.join(AUDIT_LOG);
     let mut lines = String::new();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    for f in &report.findings {
+    let time = &report["finished_at"];
+    let findings = report["findings"].as_array().map_or(&[][..], Vec::as_slice);
+    for f in findings {
         let line = serde_json::json!({
-            "time": report.finished_at, "report": name, "path": f.location.path,
-            "line": f.location.line, "column": f.location.column,
-            "json_pointer": f.location.json_pointer, "rule_id": f.rule_id,
-            "category": f.category, "severity": f.severity, "excerpt": f.excerpt,
-            "fingerprint": f.fingerprint,
+            "time": time, "report": name, "path": f["path"],
+            "line": f["line"], "column": f["column"],
+            "json_pointer": f["json_pointer"], "rule_id": f["rule_id"],
+            "category": f["category"], "severity": f["severity"], "excerpt": f["excerpt"],
+            "fingerprint": f["fingerprint"],
         });
         lines.push_str(&line.to_string());
         lines.push('\n');
     }
+    let files = report["files"].as_array().map_or(0, Vec::len);
     let summary = serde_json::json!({
-        "time": report.finished_at, "report": name, "sha256": sha,
-        "files": report.files.len(), "findings": report.findings.len(),
+        "time": time, "report": name, "sha256": sha,
+        "files": files, "findings": findings.len(),
     });
     lines.push_str(&summary.to_string());
     lines.push('\n');
@@ -130,6 +146,63 @@ fn log_audit(dir: &Path, report: &Report, path: &Path, sha: &str) -> Result<()> 
     f.write_all(lines.as_bytes())
         .and_then(|()| f.sync_data())
         .map_err(|e| Error::io(&log, e))
+}
+
+/// Bytes of `audit.jsonl` read back to find its last anchored report.
+const AUDIT_TAIL: u64 = 8 << 20;
+
+/// Brings `audit.jsonl` level with the chain: a torn last line (the disk filled up in
+/// the middle of an append) is cut off, and every report after the last one the log
+/// anchors gets its lines, rebuilt from the report file itself.
+fn sync_audit(dir: &Path, head: &Head) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let log = dir.join(AUDIT_LOG);
+    let mut last_anchored = 0;
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&log)
+    {
+        Ok(mut f) => {
+            let len = f.metadata().map_err(|e| Error::io(&log, e))?.len();
+            let from = len.saturating_sub(AUDIT_TAIL);
+            let mut tail = Vec::new();
+            f.seek(SeekFrom::Start(from))
+                .and_then(|_| f.read_to_end(&mut tail))
+                .map_err(|e| Error::io(&log, e))?;
+            if !tail.is_empty() && !tail.ends_with(b"\n") {
+                let keep = tail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                f.set_len(from + keep as u64)
+                    .map_err(|e| Error::io(&log, e))?;
+                tail.truncate(keep);
+            }
+            let anchor = tail.split(|&b| b == b'\n').rev().find_map(|line| {
+                let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+                v.get("sha256")?;
+                sequence_of(v.get("report")?.as_str()?)
+            });
+            last_anchored = match anchor {
+                Some(seq) => seq,
+                // A tail without an anchor in a longer log: nothing to rebuild safely.
+                None if from > 0 => return Ok(()),
+                None => 0,
+            };
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(&log, e)),
+    }
+    for seq in last_anchored + 1..head.next {
+        let path = dir.join(report_name(seq));
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue; // `report verify` names a missing report; the log cannot invent it
+        };
+        let Ok(report) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        log_audit(dir, &report, &path, &sha256_hex(&bytes))?;
+        tracing::warn!(report = %path.display(), "audit.jsonl caught up with a report it had missed");
+    }
+    Ok(())
 }
 
 /// Walks the chain; `Err` names the first report that was edited, removed or reordered.

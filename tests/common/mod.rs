@@ -2,6 +2,8 @@
 //! fingerprint key and parse its JSON report.
 #![allow(dead_code)]
 
+pub mod daemon;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
