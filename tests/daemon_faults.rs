@@ -179,3 +179,32 @@ fn a_torn_audit_log_is_repaired_and_caught_up_on_the_next_report() {
     assert_eq!(emails, 2, "the first report's line was rebuilt");
     verify(d.dir.path());
 }
+
+/// A watched folder removed (its files recorded as removed) and made again is watched
+/// anew: a file written into the new folder is judged.
+#[test]
+fn a_watched_folder_removed_and_recreated_is_watched_again() {
+    let d = Daemon::start("");
+    write(
+        &d.data().join("a.jsonl"),
+        "{\"n\": \"ion.popescu@gmail.com\"}\n",
+    );
+    assert_eq!(d.wait_verdict("a.jsonl"), vec!["email.address"]);
+    std::fs::remove_dir_all(d.data()).expect("remove the watched folder");
+    let a = d.data().join("a.jsonl").to_string_lossy().into_owned();
+    d.wait_for("the removal to be recorded", || {
+        d.reports().iter().any(|r| {
+            r["removed"]
+                .as_array()
+                .is_some_and(|v| v.iter().any(|p| p.as_str() == Some(a.as_str())))
+        })
+    });
+    std::fs::create_dir(d.data()).expect("recreate it");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    write(
+        &d.data().join("b.jsonl"),
+        "{\"n\": \"ana.ionescu@yahoo.com\"}\n",
+    );
+    assert_eq!(d.wait_verdict("b.jsonl"), vec!["email.address"]);
+    verify(d.dir.path());
+}

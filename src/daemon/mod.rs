@@ -158,6 +158,7 @@ impl Daemon {
         let mut tick = tokio::time::interval(self.window() / 4);
         let poll_every = (self.window() * 10).max(Duration::from_secs(5));
         let mut last_poll = Instant::now();
+        let mut roots_seen = watch::root_identities(&self.setup.roots);
         loop {
             tokio::select! {
                 hint = hints.recv(), if watching => match hint {
@@ -176,6 +177,17 @@ impl Daemon {
                 _ = tick.tick() => {
                     if sd_notify::watchdog_enabled().is_some() {
                         notify(&[NotifyState::Watchdog]);
+                    }
+                    // A watch follows an inode: a root removed and made again (a
+                    // redeploy, a remount) would otherwise never be watched again.
+                    let roots_now = watch::root_identities(&self.setup.roots);
+                    if roots_now != roots_seen {
+                        roots_seen = roots_now;
+                        tracing::warn!("a watched folder was removed, replaced or recreated; watching anew");
+                        drop(watch);
+                        (watch, hints) = watch::start(&self.setup.roots);
+                        watching = true;
+                        self.catch_up("a watched folder changed");
                     }
                     let lost = watch.lost.swap(false, std::sync::atomic::Ordering::Relaxed);
                     let poll_due = !watch.polled.is_empty() && last_poll.elapsed() >= poll_every;

@@ -248,3 +248,13 @@ pub fn files_under(dir: &Path, excludes: &Excludes) -> Vec<PathBuf> {
     });
     found.into_inner().unwrap_or_default()
 }
+
+/// (device, inode) of each root, `None` while it is missing: a watch follows an inode,
+/// so a change here means the roots must be watched anew.
+pub fn root_identities(roots: &[PathBuf]) -> Vec<Option<(u64, u64)>> {
+    use std::os::unix::fs::MetadataExt;
+    roots
+        .iter()
+        .map(|r| std::fs::metadata(r).ok().map(|m| (m.dev(), m.ino())))
+        .collect()
+}
