@@ -208,3 +208,55 @@ fn a_watched_folder_removed_and_recreated_is_watched_again() {
     assert_eq!(d.wait_verdict("b.jsonl"), vec!["email.address"]);
     verify(d.dir.path());
 }
+
+const FAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+
+/// The wall clock jumps back a month and then forward a year under the running daemon
+/// (libfaketime; the monotonic clock is left alone, as NTP and suspend leave it).
+/// Debouncing runs on the monotonic clock, so files are judged as usual; the chain is
+/// ordered by sequence, not by time, so it still verifies. The report times show the
+/// jumps really happened.
+#[test]
+fn clock_jumps_change_report_times_and_nothing_else() {
+    if !Path::new(FAKETIME).exists() {
+        eprintln!("skipped: libfaketime is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = dir.path().join("clock");
+    std::fs::write(&clock, "+0\n").expect("clock");
+    let env = vec![
+        ("LD_PRELOAD".to_string(), FAKETIME.to_string()),
+        (
+            "FAKETIME_TIMESTAMP_FILE".to_string(),
+            clock.to_string_lossy().into_owned(),
+        ),
+        ("FAKETIME_NO_CACHE".to_string(), "1".to_string()),
+        ("FAKETIME_DONT_FAKE_MONOTONIC".to_string(), "1".to_string()),
+    ];
+    let d = Daemon::start_with_env(dir, "", env);
+    for (name, offset) in [("a.jsonl", "+0"), ("b.jsonl", "-30d"), ("c.jsonl", "+365d")] {
+        std::fs::write(&clock, format!("{offset}\n")).expect("jump");
+        write(&d.data().join(name), "{\"n\": \"ion.popescu@gmail.com\"}\n");
+        assert_eq!(d.wait_verdict(name), vec!["email.address"], "{name}");
+    }
+    let reports = d.reports();
+    let when = |name: &str| -> String {
+        let path = d.data().join(name).to_string_lossy().into_owned();
+        reports
+            .iter()
+            .find(|r| {
+                r["files"]
+                    .as_array()
+                    .is_some_and(|f| f.iter().any(|x| x["path"].as_str() == Some(&path)))
+            })
+            .and_then(|r| r["finished_at"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (a, b, c) = (when("a.jsonl"), when("b.jsonl"), when("c.jsonl"));
+    assert!(b < a, "the clock went back: {a} then {b}");
+    assert!(c > a, "then forward: {c}");
+    assert_eq!(d.judged().len(), 3, "each file judged once");
+    verify(d.dir.path());
+}

@@ -9,18 +9,32 @@ use std::time::{Duration, Instant};
 pub struct Daemon {
     pub dir: tempfile::TempDir,
     pub child: Option<Child>,
+    /// Extra environment for the daemon process (e.g. a fake clock).
+    pub env: Vec<(String, String)>,
 }
 
 impl Daemon {
     /// A daemon watching `<dir>/data` with its trail in `<dir>/reports`.
     pub fn start_in(dir: tempfile::TempDir, extra: &str) -> Daemon {
+        Daemon::start_with_env(dir, extra, Vec::new())
+    }
+
+    pub fn start_with_env(
+        dir: tempfile::TempDir,
+        extra: &str,
+        env: Vec<(String, String)>,
+    ) -> Daemon {
         std::fs::create_dir_all(dir.path().join("data")).expect("data");
         let config = format!(
             "[daemon]\nwatch = [\"data\"]\nreports = \"reports\"\nstate = \"state\"\n\
              quarantine = \"quarantine\"\ndebounce_ms = 200\n{extra}"
         );
         std::fs::write(dir.path().join("config.toml"), config).expect("config");
-        let mut d = Daemon { dir, child: None };
+        let mut d = Daemon {
+            dir,
+            child: None,
+            env,
+        };
         d.spawn();
         d
     }
@@ -40,6 +54,7 @@ impl Daemon {
             .args(["daemon", "--config", "config.toml"])
             .env_remove("RUST_LOG")
             .env("NOTIFY_SOCKET", "")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::null())
             .stderr(Stdio::from(log))
             .spawn()
