@@ -123,3 +123,31 @@ fn keys_in_the_pointers_of_audit_findings_are_masked() {
         assert!(!text.contains("AKIAPYCDYBK377OXTZQ6"));
     }
 }
+
+/// The daemon's trail (every report, `audit.jsonl`) and its own log at trace level hold
+/// no planted value either.
+#[test]
+fn the_daemon_trail_and_its_trace_log_hold_no_planted_value() {
+    let env = vec![("RUST_LOG".to_string(), "trace".to_string())];
+    let d = daemon::Daemon::start_with_env(tempfile::tempdir().expect("tmp"), "", env);
+    plant(&d.data());
+    for name in ["notes.txt", "values.json", "run.jsonl.gz"] {
+        assert!(!d.wait_verdict(name).is_empty(), "{name} has findings");
+    }
+    let mut outputs = vec![("daemon log".to_string(), d.log())];
+    for entry in std::fs::read_dir(d.reports_dir()).expect("reports") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        outputs.push((path.display().to_string(), text));
+    }
+    assert!(outputs.iter().any(|(p, _)| p.ends_with("audit.jsonl")));
+    assert!(
+        outputs[0].1.contains("TRACE") || outputs[0].1.contains("DEBUG"),
+        "verbose log"
+    );
+    for (what, text) in &outputs {
+        for v in PLANTED {
+            assert!(!text.contains(v), "{what} leaks a planted value");
+        }
+    }
+}
