@@ -76,3 +76,53 @@ fn a_hundred_megabyte_json_string_is_scanned_to_its_end() {
     assert_eq!(found[0].3.as_deref(), Some("/text"));
     assert_eq!(found[0].2, 11 + filler.len() as u64);
 }
+
+/// A pattern too big to compile is rejected at load (exit 2, file and rule named); a
+/// pattern that makes backtracking engines explode runs in linear time here.
+#[test]
+fn a_rule_file_with_a_pathological_regex_is_rejected_or_bounded() {
+    let dir = tempfile::tempdir().expect("t");
+    let home = tempfile::tempdir().expect("t");
+    let rules = dir.path().join("rules");
+    std::fs::create_dir(&rules).expect("mkdir");
+    let rule = |id: &str, regex: &str| {
+        format!(
+            "[[rule]]\nid = \"{id}\"\ncategory = \"secret\"\nseverity = \"high\"\n\
+             description = \"x\"\nregex = '''{regex}'''\n"
+        )
+    };
+    std::fs::write(
+        rules.join("huge.toml"),
+        rule("custom.huge", "(a{1000}){1000}"),
+    )
+    .expect("w");
+    let config = dir.path().join("privacy-audit.toml");
+    std::fs::write(&config, "[rules]\ndirs = [\"rules\"]\n").expect("w");
+    let cfg = config.to_string_lossy().into_owned();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).expect("mkdir");
+    std::fs::write(data.join("x.txt"), format!("{}!", "a".repeat(100_000))).expect("w");
+    let data_arg = data.to_string_lossy().into_owned();
+    let r = run(
+        home.path(),
+        &["--config", &cfg, "scan", "--no-progress", &data_arg],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("huge.toml") && r.stderr.contains("custom.huge"),
+        "{}",
+        r.stderr
+    );
+
+    std::fs::write(rules.join("huge.toml"), rule("custom.nested", "(a+)+$")).expect("w");
+    let start = std::time::Instant::now();
+    let r = run(
+        home.path(),
+        &["--config", &cfg, "scan", "--no-progress", &data_arg],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "bounded"
+    );
+}
