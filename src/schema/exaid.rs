@@ -203,19 +203,20 @@ impl RunLog {
         while let Some((v, ptr)) = stack.pop() {
             let Value::Object(map) = v else { continue };
             for (k, child) in map {
-                let here = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
-                if is_meta && here == "/stoplists_provenance" {
+                // Pointers are built only where needed: most keys hold plain values.
+                let here = || format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                if is_meta && ptr.is_empty() && k == "stoplists_provenance" {
                     continue;
                 }
                 if k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k.as_str()) {
                     // One finding per misplaced block, not one more per hash inside it.
                     out.push(Issue::new(
                         DUPLICATED,
-                        here,
+                        here(),
                         "stoplist provenance outside its canonical place (`run_meta.stoplists_provenance`)",
                     ));
-                } else {
-                    stack.push((child, here));
+                } else if child.is_object() {
+                    stack.push((child, here()));
                 }
             }
         }
