@@ -10,6 +10,7 @@
 pub mod denylist;
 pub mod domains;
 mod email;
+mod hits;
 mod hostname;
 mod ip;
 pub mod keywords;
@@ -26,7 +27,7 @@ use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::captures::Captures;
 use regex_automata::{Input, PatternSet};
 use validators::{Candidate, entropy};
-use window::{Cursor, Windows, digit_runs};
+use window::Windows;
 
 /// A rule hit: `start..end` is the sensitive value's span in [`Unit::text`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +67,7 @@ impl Scratch {
 
 pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec<RawMatch>) {
     let first = out.len();
-    collect_windows(rules, unit, scratch, None);
+    hits::collect_windows(rules, unit, scratch, None);
     for (ri, rule) in rules.rules.iter().enumerate() {
         if rule.fields.is_none()
             && let Matcher::Regex(p) = &rule.matcher
@@ -105,108 +106,6 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
         }
     }
     out.truncate(kept);
-}
-
-/// Opens the windows of every rule (or of `only`) from the hits in `unit`.
-fn collect_windows(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, only: Option<usize>) {
-    let text = &unit.text;
-    scratch.reset(rules.rules.len());
-    let wanted = |r: usize| only.is_none_or(|o| o == r);
-    let windows = &mut scratch.windows;
-    let mut at = Cursor::new(unit);
-    let mut hit = |r: usize, hs: usize, he: usize| {
-        if wanted(r)
-            && let Matcher::Regex(p) = &rules.rules[r].matcher
-        {
-            windows[r].add(&mut at, hs, he, p.reach, true);
-        }
-    };
-    if let Some(keywords) = &rules.prefilter {
-        keywords.for_each(text, &mut scratch.lanes, |pattern, start, end| {
-            for &r in &rules.keyword_owners[pattern] {
-                hit(r, start, end);
-            }
-        });
-    }
-    for (byte, owners) in &rules.byte_keywords {
-        let upper = byte.to_ascii_uppercase();
-        for pos in memchr::memchr2_iter(*byte, upper, text) {
-            for &r in owners {
-                hit(r, pos, pos + 1);
-            }
-        }
-    }
-    for &r in &rules.always_rules {
-        if wanted(r) {
-            windows[r].push_all(text.len());
-        }
-    }
-    if let Some(group) = &rules.digits
-        && group.rules.iter().any(|&r| wanted(r))
-    {
-        let mut at = Cursor::new(unit);
-        for (start, end) in digit_runs(text) {
-            scratch
-                .digit_windows
-                .add(&mut at, start, end, group.reach, false);
-        }
-        digit_candidates(rules, unit, scratch, &wanted);
-    }
-}
-
-/// Runs the digit rules' joint regex over the digit windows; each rule then gets a
-/// window around every joint match (a rule's own match may overlap another's).
-fn digit_candidates(
-    rules: &RuleSet,
-    unit: &Unit,
-    scratch: &mut Scratch,
-    wanted: &dyn Fn(usize) -> bool,
-) {
-    let Some(group) = &rules.digits else {
-        return;
-    };
-    if scratch.digit_windows.is_empty() {
-        return;
-    }
-    let Scratch {
-        windows,
-        digit_windows,
-        digit_cache,
-        digit_members,
-        digit_which_cache,
-        ..
-    } = scratch;
-    let cache = digit_cache.get_or_insert_with(|| group.any.create_cache());
-    let which_cache = digit_which_cache.get_or_insert_with(|| group.which.create_cache());
-    let members = digit_members.get_or_insert_with(|| PatternSet::new(group.any.pattern_len()));
-    let mut at = Cursor::new(unit);
-    for &(lo, hi) in digit_windows.finish() {
-        let mut input = Input::new(&unit.text[..]).range(lo..hi);
-        while let Some(m) = group.any.search_with(cache, &input) {
-            // Which members match around here at all: usually one, so the other
-            // rules' regexes never run on an epoch timestamp that looked like a CNP.
-            let n = group.reach.span();
-            let near = Input::new(&unit.text[..])
-                .range(m.start().saturating_sub(n)..(m.end() + n).min(unit.text.len()));
-            members.clear();
-            group
-                .which
-                .which_overlapping_matches_with(which_cache, &near, members);
-            for pid in members.iter() {
-                let r = group.rules[pid.as_usize()];
-                if wanted(r)
-                    && let Matcher::Regex(p) = &rules.rules[r].matcher
-                {
-                    windows[r].add(&mut at, m.start(), m.end(), p.reach, false);
-                }
-            }
-            let next = if m.is_empty() { m.end() + 1 } else { m.end() };
-            if next > hi {
-                break;
-            }
-            input.set_start(next);
-        }
-    }
 }
 
 fn search_windows(
@@ -381,7 +280,7 @@ pub fn detect_rule(rules: &RuleSet, ri: usize, unit: &Unit, out: &mut Vec<RawMat
     let mut scratch = Scratch::default();
     match &rule.fields {
         None => {
-            collect_windows(rules, unit, &mut scratch, Some(ri));
+            hits::collect_windows(rules, unit, &mut scratch, Some(ri));
             search_windows(rules, ri, p, unit, &mut scratch, out);
         }
         Some(filter) => {

@@ -5,12 +5,12 @@
 
 use super::audit::FileAudit;
 use super::decode;
+use super::excerpt::{excerpt, mask_in_pointer, redact_pointer};
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::{Finding, Location};
 use crate::formats::{Encoding, LineIndex, Unit, json};
 use crate::provenance::Claim;
 use crate::report::fingerprint::FingerprintKey;
-use crate::report::redact::mask;
 use crate::rules::RuleSet;
 use std::collections::HashSet;
 
@@ -21,7 +21,7 @@ const UNIT_TARGET_BYTES: usize = 1 << 20;
 const TEXT_CHUNK: usize = 4 << 20;
 const TEXT_OVERLAP: usize = 4096;
 /// Bytes of context shown on each side of a match in an excerpt.
-const EXCERPT_CONTEXT: usize = 48;
+pub(super) const EXCERPT_CONTEXT: usize = 48;
 /// Decoded (base64, percent) bytes allowed per file.
 const DECODE_BUDGET: usize = 64 << 20;
 
@@ -115,7 +115,9 @@ impl<'a> FileScanner<'a> {
         };
         audit.finish();
         for p in std::mem::take(&mut audit.problems) {
-            let pointer = p.pointer.map(|ptr| self.redact_pointer(ptr));
+            let pointer = p
+                .pointer
+                .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr));
             self.problem(p.check, p.offset, pointer, &p.message);
         }
         let claims = std::mem::take(&mut audit.claims)
@@ -126,7 +128,9 @@ impl<'a> FileScanner<'a> {
                     claimant: self.rel.to_string(),
                     line: Some(line),
                     column: Some(column),
-                    pointer: c.pointer.map(|ptr| self.redact_pointer(ptr)),
+                    pointer: c
+                        .pointer
+                        .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr)),
                     expected: c.expected,
                     target: c.target,
                     from_manifest: c.from_manifest,
@@ -348,116 +352,8 @@ impl<'a> FileScanner<'a> {
     }
 }
 
-/// The text around `m` on its line, with every match on it masked.
-fn excerpt(unit: &Unit, m: &RawMatch, all: &[RawMatch], rules: &RuleSet) -> String {
-    let seg = &unit.segments[m.seg];
-    let text = &unit.text;
-    let line_start =
-        memchr::memrchr(b'\n', &text[seg.start..m.start]).map_or(seg.start, |i| seg.start + i + 1);
-    let line_end = memchr::memchr(b'\n', &text[m.end..seg.end]).map_or(seg.end, |i| m.end + i);
-    let mut from = floor_char(
-        text,
-        m.start.saturating_sub(EXCERPT_CONTEXT).max(line_start),
-    );
-    let mut to = ceil_char(text, (m.end + EXCERPT_CONTEXT).min(line_end));
-    let mut spans: Vec<&RawMatch> = all
-        .iter()
-        .filter(|o| o.seg == m.seg && o.start < to && o.end > from)
-        .collect();
-    spans.sort_by_key(|o| o.start);
-    for o in &spans {
-        from = from.min(o.start);
-        to = to.max(o.end);
-    }
-    let mut out = String::new();
-    if from > line_start {
-        out.push('…');
-    }
-    let mut pos = from;
-    for o in spans {
-        if o.start < pos {
-            continue;
-        }
-        push_clean(&mut out, &text[pos..o.start]);
-        let value = String::from_utf8_lossy(&text[o.start..o.end]);
-        out.push_str(&mask(&value, rules.rules[o.rule].category));
-        pos = o.end;
-    }
-    push_clean(&mut out, &text[pos.min(to)..to]);
-    if to < line_end {
-        out.push('…');
-    }
-    out.trim().to_string()
-}
-
-fn push_clean(out: &mut String, bytes: &[u8]) {
-    for c in String::from_utf8_lossy(bytes).chars() {
-        out.push(if c.is_control() { ' ' } else { c });
-    }
-}
-
-fn floor_char(text: &[u8], mut i: usize) -> usize {
-    while i > 0 && i < text.len() && (text[i] & 0xC0) == 0x80 {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(text: &[u8], mut i: usize) -> usize {
-    while i < text.len() && (text[i] & 0xC0) == 0x80 {
-        i += 1;
-    }
-    i
-}
-
 impl Drop for FileScanner<'_> {
     fn drop(&mut self) {
         self.rules.return_scratch(std::mem::take(&mut self.scratch));
     }
-}
-
-impl FileScanner<'_> {
-    /// Keys are data too: a key that is an e-mail or a token must not reach a report
-    /// through the pointer of a format or provenance finding. Each key is run through
-    /// detection on its own and what matches is masked, as in every excerpt.
-    fn redact_pointer(&mut self, pointer: String) -> String {
-        if pointer.is_empty() {
-            return pointer;
-        }
-        let mut out = String::with_capacity(pointer.len());
-        for token in pointer.split('/').skip(1) {
-            let key = token.replace("~1", "/").replace("~0", "~");
-            let mut unit = Unit::default();
-            unit.push_plain(key.as_bytes(), 0, None);
-            let mut found = Vec::new();
-            detect::detect(self.rules, &unit, &mut self.scratch, &mut found);
-            let mut shown = key.clone();
-            for m in &found {
-                let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
-                shown = shown.replace(
-                    value.as_ref(),
-                    &mask(&value, self.rules.rules[m.rule].category),
-                );
-            }
-            out.push('/');
-            out.push_str(&shown.replace('~', "~0").replace('/', "~1"));
-        }
-        out
-    }
-}
-
-/// A value used as an object key would otherwise appear in full in the pointer.
-fn mask_in_pointer(mut pointer: String, unit: &Unit, all: &[RawMatch], rules: &RuleSet) -> String {
-    for o in all {
-        let value = String::from_utf8_lossy(&unit.text[o.start..o.end]);
-        if value.len() < 3 {
-            continue;
-        }
-        let masked = mask(&value, rules.rules[o.rule].category);
-        let escaped = value.replace('~', "~0").replace('/', "~1");
-        pointer = pointer
-            .replace(value.as_ref(), &masked)
-            .replace(&escaped, &masked);
-    }
-    pointer
 }

@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod decode;
+mod excerpt;
 pub mod file;
 pub mod read;
 pub mod walk;
