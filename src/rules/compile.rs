@@ -3,6 +3,7 @@
 //! rule's keywords, the trigger bytes of rules without keywords, and the built-in
 //! validators resolved by name.
 
+use super::fields::{FieldFilter, example_field, field_filter};
 use super::pattern::{self, DigitGroup, Pattern, Trigger};
 use super::{Examples, Sourced};
 use crate::config::Config;
@@ -13,7 +14,6 @@ use crate::detect::keywords::KeywordScan;
 use crate::detect::validators::Validator;
 use crate::error::{Error, Result};
 use crate::finding::{Category, Severity};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::bytes::{Regex, RegexBuilder};
 use sha2::{Digest, Sha256};
 use std::sync::Mutex;
@@ -45,28 +45,6 @@ pub enum Matcher {
     Check(&'static str),
     /// Matches the operator's denylist terms (see [`Denylist`]).
     Denylist,
-}
-
-/// Restricts a rule to JSON values whose pointer matches.
-pub struct FieldFilter {
-    globs: GlobSet,
-    /// The last pointer step every glob requires, when all globs end in a literal: lets
-    /// detection skip building a pointer for values under any other key.
-    last_keys: Option<Vec<String>>,
-}
-
-impl FieldFilter {
-    pub fn may_match_key(&self, key: Option<&str>) -> bool {
-        match (&self.last_keys, key) {
-            (None, _) => true,
-            (Some(keys), Some(k)) => keys.iter().any(|x| x == k),
-            (Some(_), None) => false,
-        }
-    }
-
-    pub fn matches(&self, pointer: &str) -> bool {
-        self.globs.is_match(pointer)
-    }
 }
 
 pub struct Rule {
@@ -350,40 +328,6 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         examples_field: example_field(&spec.fields),
         examples: spec.examples,
     })
-}
-
-/// Where `rules test` places a field rule's examples: the first glob without wildcards,
-/// else the first glob with a leading `**` dropped (`**/password` → `/password`).
-fn example_field(fields: &[String]) -> Option<String> {
-    fields
-        .iter()
-        .find(|f| !f.contains(['*', '?', '[', '{']))
-        .cloned()
-        .or_else(|| {
-            let f = fields.first()?.strip_prefix("**")?;
-            (!f.contains(['*', '?', '[', '{'])).then(|| f.to_string())
-        })
-}
-
-fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<FieldFilter> {
-    let mut set = GlobSetBuilder::new();
-    let mut last_keys = Some(Vec::new());
-    for f in fields {
-        let glob = GlobBuilder::new(f)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad field glob: {e}")))?;
-        set.add(glob);
-        let last = f.rsplit('/').next().unwrap_or("");
-        match (&mut last_keys, last.contains(['*', '?', '[', '{'])) {
-            (Some(keys), false) => keys.push(last.replace("~1", "/").replace("~0", "~")),
-            _ => last_keys = None,
-        }
-    }
-    let globs = set
-        .build()
-        .map_err(|e| Error::rules(origin, format!("rule `{id}`: {e}")))?;
-    Ok(FieldFilter { globs, last_keys })
 }
 
 /// Any host under a configured organisation domain.

@@ -3,11 +3,13 @@
 
 pub mod builtin;
 mod compile;
+mod fields;
 pub mod model;
 pub mod pattern;
 pub mod selftest;
 
-pub use compile::{FieldFilter, Matcher, Rule, RuleSet};
+pub use compile::{Matcher, Rule, RuleSet};
+pub use fields::FieldFilter;
 pub use model::{Examples, RuleFile, RuleSpec};
 
 use crate::config::Config;
