@@ -137,6 +137,11 @@ fn secrets_wrapped_across_a_json_line_join() {
         "token ghp_8mZq2LkP0vX7rT4nB9sW1cY6dF3\nhJ5gA0eR2 in a wrapped note\n",
         "secret.github_token",
     );
+    assert_caught(
+        "crlf.md",
+        "token ghp_8mZq2LkP0vX7rT4nB9sW1cY6dF3\r\nhJ5gA0eR2 in a CRLF note\r\n",
+        "secret.github_token",
+    );
     // Prose whose lines end in ordinary words is not joined into anything.
     let got = rules_for(
         "prose.md",

@@ -167,3 +167,29 @@ examples.match = ["badge no B-123456"]
     assert!(badge.contains("keywords is inside the match"), "{badge}");
     assert!(!t.stdout.contains("custom.ticket"), "{}", t.stdout);
 }
+
+/// Review findings: an empty first value shared its start with the next one (so the
+/// next one's window was cut to nothing), and a greedy match running from one value
+/// into its neighbour hid both values' own matches.
+#[test]
+fn neighbouring_and_empty_values_keep_their_matches() {
+    let cases = [
+        (r#"["", "+40 721 123 456"]"#, 1),
+        (r#"["+40 721 123 456", "12 +44 20 7946 0958"]"#, 2),
+        (
+            r#"{"": "call +40 721 123 456", "b": "+44 20 7946 0958"}"#,
+            2,
+        ),
+    ];
+    for (doc, want) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("v.json"), doc).expect("write");
+        let home = tempfile::tempdir().expect("tempdir");
+        let report = scan_json(home.path(), dir.path(), &[]).json();
+        let phones = findings(&report)
+            .into_iter()
+            .filter(|f| f.5 == "pii.phone_international")
+            .count();
+        assert_eq!(phones, want, "{doc}");
+    }
+}

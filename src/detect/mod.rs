@@ -190,12 +190,33 @@ fn run_regex(
         let Some(m) = engine.caps.get_match() else {
             break;
         };
-        let span = p
+        let mut next = if m.is_empty() { m.end() + 1 } else { m.end() };
+        // Windows of neighbouring values can merge; a greedy match may then run on
+        // into the next value, which `consider` rejects. Search again within the value
+        // it started in, and go on from that value's end, so neither value loses its
+        // own match.
+        let value = p
             .value_group
             .and_then(|g| engine.caps.get_group(g))
             .unwrap_or(m.span());
-        consider(rules, ri, base + span.start, base + span.end, unit, out);
-        let next = if m.is_empty() { m.end() + 1 } else { m.end() };
+        let seg_end = (base == 0)
+            .then(|| unit.segment_at(value.start))
+            .flatten()
+            .map(|s| unit.segments[s].end)
+            .filter(|&end| value.end > end);
+        if let Some(end) = seg_end {
+            let within = Input::new(hay).range(m.start()..(end + 1).min(hi));
+            p.regex
+                .search_captures_with(&mut engine.cache, &within, &mut engine.caps);
+            next = end.max(m.start() + 1);
+        }
+        if let Some(m) = engine.caps.get_match() {
+            let span = p
+                .value_group
+                .and_then(|g| engine.caps.get_group(g))
+                .unwrap_or(m.span());
+            consider(rules, ri, base + span.start, base + span.end, unit, out);
+        }
         if next > hi {
             break;
         }

@@ -10,11 +10,15 @@ use crate::rules::pattern::Reach;
 #[derive(Debug, Default)]
 pub struct Windows {
     spans: Vec<(usize, usize)>,
+    /// The furthest hit end seen: the shortcut below holds only for hits in order, and
+    /// one-byte keywords arrive after the keyword pass, from the top of the text again.
+    last_end: usize,
 }
 
 impl Windows {
     pub fn clear(&mut self) {
         self.spans.clear();
+        self.last_end = 0;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -45,10 +49,13 @@ impl Windows {
         };
         let (mut lo, mut hi) = (lo.min(hs), hi.min(text.len()).max(he));
         let prev = self.spans.last().copied();
+        let in_order = he >= self.last_end;
+        self.last_end = self.last_end.max(he);
         if let Some((plo, phi)) = prev
+            && in_order
             && hs >= plo
             && he <= phi
-            && (hi <= phi || (reach.single_line && text[phi - 1] == b'\n'))
+            && (hi <= phi || (reach.single_line && he < phi && text[phi - 1] == b'\n'))
         {
             return; // the last window already holds every match through this hit
         }
@@ -201,6 +208,36 @@ mod tests {
         w.add(&mut at, 55, 58, reach, true);
         w.add(&mut at, 90, 91, reach, false);
         assert_eq!(w.finish(), &[(43, 65), (80, 100)]);
+    }
+
+    /// A one-byte keyword found after a later keyword (a second pass from the top)
+    /// still gets its own window.
+    #[test]
+    fn hits_out_of_order_are_not_swallowed() {
+        let u = unit("abcdefgh@xyz mailto:bob");
+        let reach = Reach {
+            max_len: Some(17),
+            single_line: true,
+        };
+        let mut w = Windows::default();
+        let mut at = Cursor::new(&u);
+        w.add(&mut at, 13, 20, reach, true);
+        w.add(&mut at, 8, 9, reach, true);
+        assert_eq!(w.finish(), &[(0, 23)]);
+    }
+
+    #[test]
+    fn a_hit_on_the_closing_newline_opens_the_next_line() {
+        let u = unit("\n\nABC");
+        let reach = Reach {
+            max_len: Some(4),
+            single_line: true,
+        };
+        let mut w = Windows::default();
+        let mut at = Cursor::new(&u);
+        w.add(&mut at, 0, 1, reach, true);
+        w.add(&mut at, 1, 2, reach, true);
+        assert_eq!(w.finish(), &[(0, 5)]);
     }
 
     #[test]

@@ -93,7 +93,9 @@ impl Unit {
     /// Starts a segment and returns its start offset; the caller appends bytes to
     /// `text` and then calls [`Unit::finish_segment`].
     pub fn begin_segment(&mut self) -> usize {
-        if !self.text.is_empty() {
+        // By segment, not by text: an empty first value must not share its start
+        // with the next one.
+        if !self.segments.is_empty() {
             self.text.push(SEGMENT_SEPARATOR);
         }
         self.text.len()

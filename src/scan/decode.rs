@@ -184,20 +184,25 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         let mut pos = 0;
         while let Some(off) = memchr::memchr(b'\n', &text[pos..]) {
             let nl = pos + off;
-            let start = text[pos..nl]
+            // A CRLF line ends before its `\r`.
+            let line_end = if nl > pos && text[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            let start = text[pos..line_end]
                 .iter()
                 .rposition(|&b| !is_token_byte(b))
                 .map_or(pos, |j| pos + j + 1);
             pos = nl + 1;
-            if nl - start < MIN_WRAPPED_PIECE {
+            if line_end - start < MIN_WRAPPED_PIECE {
                 continue;
             }
-            let mut joined = text[start..nl].to_vec();
-            let mut cur = nl;
-            while cur < text.len() && text[cur] == b'\n' {
-                let from = cur
-                    + 1
-                    + text[cur + 1..]
+            let mut joined = text[start..line_end].to_vec();
+            let mut cur = line_end;
+            while let Some(after) = line_break(text, cur) {
+                let from = after
+                    + text[after..]
                         .iter()
                         .take_while(|b| matches!(b, b' ' | b'\t'))
                         .count();
@@ -215,7 +220,7 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
                     break; // a short last piece ends the token
                 }
             }
-            if joined.len() == nl - start || joined.len() > *budget {
+            if joined.len() == line_end - start || joined.len() > *budget {
                 continue;
             }
             *budget -= joined.len();
@@ -224,6 +229,14 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         }
     }
     (!out.segments.is_empty()).then_some(out)
+}
+
+/// Where the next line starts, if a line break (`\n` or `\r\n`) is at `at`.
+fn line_break(text: &[u8], at: usize) -> Option<usize> {
+    match text.get(at..at + 2) {
+        Some([b'\r', b'\n']) => Some(at + 2),
+        _ => (text.get(at) == Some(&b'\n')).then_some(at + 1),
+    }
 }
 
 fn folds(c: char) -> bool {
