@@ -76,7 +76,7 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
         }
     }
     if !rules.field_rules.is_empty() {
-        detect_fields(rules, unit, scratch, out);
+        detect_fields(rules, unit, scratch, out, None);
     }
     if let Some(deny) = &rules.denylist
         && let Some(ri) = rules
@@ -132,7 +132,14 @@ fn engine<'a>(slot: &'a mut Option<Engine>, re: &Regex) -> &'a mut Engine {
     })
 }
 
-fn detect_fields(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec<RawMatch>) {
+/// Field-limited rules (or only rule `only`), each on the values its globs select.
+fn detect_fields(
+    rules: &RuleSet,
+    unit: &Unit,
+    scratch: &mut Scratch,
+    out: &mut Vec<RawMatch>,
+    only: Option<usize>,
+) {
     scratch.reset(rules.rules.len());
     for seg in &unit.segments {
         let Some(node) = seg.node.filter(|_| !seg.is_key) else {
@@ -140,7 +147,11 @@ fn detect_fields(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut 
         };
         let key = unit.paths.last_key(node);
         let mut pointer: Option<String> = None;
-        for &ri in &rules.field_rules {
+        for &ri in rules
+            .field_rules
+            .iter()
+            .filter(|&&r| only.is_none_or(|o| o == r))
+        {
             let rule = &rules.rules[ri];
             let (Some(filter), Matcher::Regex(p)) = (&rule.fields, &rule.matcher) else {
                 continue;
@@ -304,29 +315,7 @@ pub fn detect_rule(rules: &RuleSet, ri: usize, unit: &Unit, out: &mut Vec<RawMat
             hits::collect_windows(rules, unit, &mut scratch, Some(ri));
             search_windows(rules, ri, p, unit, &mut scratch, out);
         }
-        Some(filter) => {
-            scratch.reset(rules.rules.len());
-            for seg in unit.segments.iter().filter(|s| !s.is_key) {
-                let Some(node) = seg.node else { continue };
-                if filter.may_match_key(unit.paths.last_key(node))
-                    && filter.matches(&unit.paths.pointer(node))
-                {
-                    let hay = &unit.text[seg.start..seg.end];
-                    let engine = engine(&mut scratch.engines[ri], &p.regex);
-                    run_regex(
-                        rules,
-                        ri,
-                        p,
-                        engine,
-                        hay,
-                        (0, hay.len()),
-                        seg.start,
-                        unit,
-                        out,
-                    );
-                }
-            }
-        }
+        Some(_) => detect_fields(rules, unit, &mut scratch, out, Some(ri)),
     }
 }
 
