@@ -29,6 +29,14 @@ fn counts(report: &serde_json::Value) -> BTreeMap<String, usize> {
     out
 }
 
+/// The JSON report of a scan of one file named `name` holding `content`.
+fn scan_one(name: &str, content: &str) -> serde_json::Value {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(name), content).expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    scan_json(home.path(), dir.path(), &[]).json()
+}
+
 /// Filler that is full of keywords and digits the rules must wade through.
 fn filler(len: usize, newlines: bool) -> String {
     let words = [
@@ -82,10 +90,7 @@ fn plant_everywhere(newlines: bool) -> (String, BTreeMap<String, usize>) {
 #[test]
 fn values_on_lane_and_chunk_borders_are_found_in_text_with_lines() {
     let (text, want) = plant_everywhere(true);
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("notes.md"), &text).expect("write");
-    let home = tempfile::tempdir().expect("tempdir");
-    let report = scan_json(home.path(), dir.path(), &[]).json();
+    let report = scan_one("notes.md", &text);
     assert_eq!(counts(&report), want);
 }
 
@@ -93,10 +98,7 @@ fn values_on_lane_and_chunk_borders_are_found_in_text_with_lines() {
 fn values_on_one_five_megabyte_line_are_found() {
     let (text, want) = plant_everywhere(false);
     assert!(!text.contains('\n'));
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("one-line.txt"), &text).expect("write");
-    let home = tempfile::tempdir().expect("tempdir");
-    let report = scan_json(home.path(), dir.path(), &[]).json();
+    let report = scan_one("one-line.txt", &text);
     assert_eq!(counts(&report), want);
 }
 
@@ -115,10 +117,7 @@ fn values_in_jsonl_strings_across_unit_flushes_are_found() {
         out.push('\n');
     }
     assert!(out.len() > 3 << 20, "spans several 1 MiB units");
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("cases.jsonl"), &out).expect("write");
-    let home = tempfile::tempdir().expect("tempdir");
-    let report = scan_json(home.path(), dir.path(), &[]).json();
+    let report = scan_one("cases.jsonl", &out);
     assert_eq!(counts(&report), want);
 }
 
@@ -182,10 +181,7 @@ fn neighbouring_and_empty_values_keep_their_matches() {
         ),
     ];
     for (doc, want) in cases {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join("v.json"), doc).expect("write");
-        let home = tempfile::tempdir().expect("tempdir");
-        let report = scan_json(home.path(), dir.path(), &[]).json();
+        let report = scan_one("v.json", doc);
         let phones = findings(&report)
             .into_iter()
             .filter(|f| f.5 == "pii.phone_international")
