@@ -194,6 +194,9 @@ fn run_regex(
     out: &mut Vec<RawMatch>,
 ) {
     let (lo, hi) = window;
+    if p.required.is_some_and(|r| !r.found_in(&hay[lo..hi])) {
+        return;
+    }
     let mut input = Input::new(hay).range(lo..hi);
     loop {
         p.regex

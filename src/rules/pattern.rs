@@ -17,7 +17,7 @@ pub const UNBOUNDED_REACH: usize = 64 << 10;
 
 /// Bytes that, when a keyword-less rule's every match must hold one, make a cheap
 /// trigger: searched with `memchr`, rarest first.
-const TRIGGER_BYTES: &[u8] = b"@\\~+:=/";
+const TRIGGER_BYTES: &[u8] = b"@\\~+:=/%";
 
 /// Where a rule can match, relative to a keyword (or trigger) it contains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +55,33 @@ pub struct Pattern {
     pub reach: Reach,
     /// The trigger the pattern alone implies; a rule with keywords uses those instead.
     pub implied_trigger: Trigger,
+    /// Rare bytes of which every match holds at least one (`[:=]` in a key/value
+    /// rule): a keyword's window without any of them cannot hold a match.
+    pub required: Option<Required>,
+}
+
+/// One to three bytes, at least one of which every match holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Required {
+    bytes: [u8; 3],
+    len: u8,
+}
+
+impl Required {
+    /// Whether `hay` holds any of the bytes: one `memchr` pass, far cheaper than the
+    /// regex it spares.
+    pub fn found_in(&self, hay: &[u8]) -> bool {
+        let b = self.bytes;
+        match self.len {
+            1 => memchr::memchr(b[0], hay).is_some(),
+            2 => memchr::memchr2(b[0], b[1], hay).is_some(),
+            _ => memchr::memchr3(b[0], b[1], b[2], hay).is_some(),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
 }
 
 /// Rules triggered by digits, searched together: PII numbers, IPs and phone numbers
@@ -138,7 +165,35 @@ pub fn compile(origin: &str, id: &str, source: &str) -> Result<Pattern> {
         value_group,
         reach,
         implied_trigger: implied_trigger(&hir),
+        required: required_bytes(&hir),
     })
+}
+
+/// The smallest set of [`TRIGGER_BYTES`] (one, else two, else three of them) that
+/// every match must draw from. Letters, digits and spaces are left out on purpose: a
+/// gate made of common bytes would let nearly every window through.
+fn required_bytes(hir: &Hir) -> Option<Required> {
+    let n = TRIGGER_BYTES.len();
+    let single = (0..n).map(|i| vec![TRIGGER_BYTES[i]]);
+    let pairs =
+        (0..n).flat_map(|i| (i + 1..n).map(move |j| vec![TRIGGER_BYTES[i], TRIGGER_BYTES[j]]));
+    let triples = (0..n).flat_map(|i| {
+        (i + 1..n).flat_map(move |j| {
+            (j + 1..n).map(move |k| vec![TRIGGER_BYTES[i], TRIGGER_BYTES[j], TRIGGER_BYTES[k]])
+        })
+    });
+    single
+        .chain(pairs)
+        .chain(triples)
+        .find(|set| must_contain(hir, &|b| set.contains(&b)))
+        .map(|set| {
+            let mut bytes = [0; 3];
+            bytes[..set.len()].copy_from_slice(&set);
+            Required {
+                bytes,
+                len: set.len() as u8,
+            }
+        })
 }
 
 fn implied_trigger(hir: &Hir) -> Trigger {
@@ -244,6 +299,23 @@ mod tests {
         assert_eq!(p(r"\d+|x").implied_trigger, Trigger::Always);
         assert_eq!(p(r"a\d?").implied_trigger, Trigger::Always);
         assert_eq!(p(r"(?:\d|@)@").implied_trigger, Trigger::Byte(b'@'));
+    }
+
+    #[test]
+    fn required_bytes_gate_keyword_rules() {
+        let kv = p(r#"(?i)(?:token|secret)["']?\s{0,16}[:=]\s{0,16}(?P<value>\w{16,})"#);
+        assert_eq!(
+            kv.required.map(|r| r.bytes().to_vec()),
+            Some(b":=".to_vec())
+        );
+        assert_eq!(
+            p(r"key|a@b").required,
+            None,
+            "one branch needs no rare byte"
+        );
+        assert_eq!(p(r"[:=]?\w+").required, None, "optional");
+        let either = p(r"(?:a@|b/|c\\)x").required.map(|r| r.bytes().to_vec());
+        assert_eq!(either, Some(br"@\/".to_vec()));
     }
 
     #[test]
