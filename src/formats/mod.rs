@@ -7,6 +7,7 @@
 pub mod json;
 pub mod lines;
 pub mod pointer;
+pub mod tree;
 
 pub use lines::LineIndex;
 pub use pointer::{NodeId, PathArena};

@@ -5,8 +5,8 @@
 //! record type, and a file path or `{field}` template). A sibling that looks like a path
 //! names a file; otherwise it is the text the hash describes.
 
+use crate::formats::tree::{Node, Object};
 use globset::{GlobBuilder, GlobMatcher};
-use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -117,32 +117,32 @@ fn escape(key: &str) -> String {
 
 /// Collects bindings and hash values of one record (a JSON document or JSONL line).
 pub fn extract(
-    doc: &Value,
+    doc: &Node,
     rules: &[BindRule],
     bindings: &mut Vec<Binding>,
     hashes: &mut Vec<HashValue>,
 ) {
-    let record_type = doc.get("record_type").and_then(Value::as_str);
-    let mut stack: Vec<(&Value, String)> = vec![(doc, String::new())];
+    let record_type = doc.get("record_type").and_then(Node::as_str);
+    let mut stack: Vec<(&Node, String)> = vec![(doc, String::new())];
     while let Some((value, pointer)) = stack.pop() {
         match value {
-            Value::Object(map) => {
+            Node::Object(map) => {
                 for (key, v) in map {
                     // Built only when needed: most keys hold plain strings.
                     let here = || format!("{pointer}/{}", escape(key));
-                    if let Value::String(s) = v {
+                    if let Node::String(s) = v {
                         if is_hash_key(key) || is_prefixed_hash(s) {
                             let here = here();
                             hashes.push(HashValue {
                                 pointer: here.clone(),
-                                value: s.clone(),
+                                value: s.to_string(),
                             });
                             if let Some(target) = configured(rules, &here, record_type, doc)
                                 .or_else(|| sibling(map, key))
                             {
                                 bindings.push(Binding {
                                     pointer: here,
-                                    hash: s.clone(),
+                                    hash: s.to_string(),
                                     target,
                                 });
                             }
@@ -152,13 +152,13 @@ pub fn extract(
                     }
                 }
             }
-            Value::Array(items) => {
+            Node::Array(items) => {
                 for (i, v) in items.iter().enumerate() {
-                    if let Value::String(s) = v {
+                    if let Node::String(s) = v {
                         if is_prefixed_hash(s) {
                             hashes.push(HashValue {
                                 pointer: format!("{pointer}/{i}"),
-                                value: s.clone(),
+                                value: s.to_string(),
                             });
                         }
                     } else if v.is_object() || v.is_array() {
@@ -175,7 +175,7 @@ fn configured(
     rules: &[BindRule],
     pointer: &str,
     record_type: Option<&str>,
-    doc: &Value,
+    doc: &Node,
 ) -> Option<Target> {
     let rule = rules.iter().find(|r| {
         r.pointer.is_match(pointer)
@@ -187,7 +187,7 @@ fn configured(
 }
 
 /// Fills `{field}` from the record's top-level strings and numbers.
-fn render(template: &str, doc: &Value) -> String {
+fn render(template: &str, doc: &Node) -> String {
     let mut out = String::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -197,8 +197,8 @@ fn render(template: &str, doc: &Value) -> String {
         out.push_str(&rest[..open]);
         let name = &rest[open + 1..open + close];
         match doc.get(name) {
-            Some(Value::String(s)) => out.push_str(s),
-            Some(Value::Number(n)) => out.push_str(&n.to_string()),
+            Some(Node::String(s)) => out.push_str(s),
+            Some(Node::Number(n)) => out.push_str(n),
             _ => out.push_str(&rest[open..=open + close]),
         }
         rest = &rest[open + close + 1..];
@@ -207,11 +207,11 @@ fn render(template: &str, doc: &Value) -> String {
     out
 }
 
-fn sibling(map: &serde_json::Map<String, Value>, key: &str) -> Option<Target> {
+fn sibling(map: &Object, key: &str) -> Option<Target> {
     if key == "sha256" || key == "hash" {
         for k in ["path", "file", "contentUrl"] {
-            if let Some(Value::String(s)) = map.get(k) {
-                return looks_like_path(s).then(|| Target::File(s.clone()));
+            if let Some(Node::String(s)) = map.get(k) {
+                return looks_like_path(s).then(|| Target::File(s.to_string()));
             }
         }
         return None;
@@ -224,17 +224,17 @@ fn sibling(map: &serde_json::Map<String, Value>, key: &str) -> Option<Target> {
         format!("{base}_path"),
         format!("{base}_file"),
     ] {
-        let Some(Value::String(s)) = map.get(&k) else {
+        let Some(Node::String(s)) = map.get(&k) else {
             continue;
         };
         if is_file_key(&k) {
-            return (!s.is_empty() && !is_url(s)).then(|| Target::File(s.clone()));
+            return (!s.is_empty() && !is_url(s)).then(|| Target::File(s.to_string()));
         }
         if is_text_key(&k) {
-            return Some(Target::Text(s.clone()));
+            return Some(Target::Text(s.to_string()));
         }
         // Anything else (`model`, `dataset`) binds only when it plainly names a file.
-        return looks_like_path(s).then(|| Target::File(s.clone()));
+        return looks_like_path(s).then(|| Target::File(s.to_string()));
     }
     None
 }
@@ -253,7 +253,7 @@ mod tests {
             "artifact": digest,
         });
         let (mut b, mut h) = (Vec::new(), Vec::new());
-        extract(&doc, &[], &mut b, &mut h);
+        extract(&Node::from_serde(&doc), &[], &mut b, &mut h);
         let pointers: Vec<&str> = h.iter().map(|x| x.pointer.as_str()).collect();
         assert_eq!(pointers, vec!["/artifact"]);
     }
@@ -282,7 +282,7 @@ mod tests {
             .expect("glob"),
         ];
         let (mut b, mut h) = (Vec::new(), Vec::new());
-        extract(&doc, &rules, &mut b, &mut h);
+        extract(&Node::from_serde(&doc), &rules, &mut b, &mut h);
         b.sort_by(|x, y| x.pointer.cmp(&y.pointer));
         let got: Vec<(&str, &Target)> = b.iter().map(|x| (x.pointer.as_str(), &x.target)).collect();
         assert_eq!(

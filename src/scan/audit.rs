@@ -6,12 +6,12 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::formats::json::Locator;
+use crate::formats::tree::Node;
 use crate::provenance::bind::{self, BindRule, Target};
 use crate::provenance::hygiene::{self, Verdict};
 use crate::provenance::manifest;
 use crate::schema::{self, Issue, SeedFormat};
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// Records larger than this are scanned for privacy but not parsed into a tree.
@@ -126,7 +126,7 @@ impl<'a> FileAudit<'a> {
             return;
         }
         // serde_json stops at 128 levels of nesting: such a record is left to the scanner.
-        let Ok(value) = serde_json::from_slice::<Value>(doc) else {
+        let Ok(value) = Node::parse(doc) else {
             return;
         };
         let mut issues: Vec<Issue> = Vec::new();

@@ -364,7 +364,7 @@ fn sibling_transcript(path: &Path, name: &str) -> Option<crate::schema::Transcri
     }
     let sibling = path.with_file_name("transcript.json");
     let data = read::read_file(&sibling, 64 << 20).ok()?;
-    let value: serde_json::Value = serde_json::from_slice(&data.text).ok()?;
+    let value = crate::formats::tree::Node::parse(&data.text).ok()?;
     crate::schema::Transcript::of(&value)
 }
 

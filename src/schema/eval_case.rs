@@ -1,6 +1,7 @@
 //! eval-case v1: the seed JSON Schema itself, embedded, with a Draft 2020-12 validator.
 
 use super::Issue;
+use crate::formats::tree::Node;
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -12,7 +13,7 @@ static VALIDATOR: LazyLock<Option<jsonschema::Validator>> = LazyLock::new(|| {
     jsonschema::draft202012::new(&schema).ok()
 });
 
-pub fn check(doc: &Value, out: &mut Vec<Issue>) {
+pub fn check(doc: &Node, out: &mut Vec<Issue>) {
     let Some(validator) = VALIDATOR.as_ref() else {
         out.push(Issue::new(
             CHECK,
@@ -21,7 +22,8 @@ pub fn check(doc: &Value, out: &mut Vec<Issue>) {
         ));
         return;
     };
-    for error in validator.iter_errors(doc) {
+    let doc = doc.to_serde();
+    for error in validator.iter_errors(&doc) {
         // The message quotes the offending value; name the rule broken, not the value.
         let pointer = error.instance_path().to_string();
         let kind = error.schema_path().to_string();
@@ -43,7 +45,9 @@ mod tests {
     fn schema_violations_have_pointers() {
         let mut out = Vec::new();
         check(
-            &json!({"spec": "eval-case-v1", "case_id": "case/12", "family": "XX", "extra": 1}),
+            &Node::from_serde(
+                &json!({"spec": "eval-case-v1", "case_id": "case/12", "family": "XX", "extra": 1}),
+            ),
             &mut out,
         );
         let pointers: Vec<&str> = out.iter().map(|i| i.pointer.as_str()).collect();

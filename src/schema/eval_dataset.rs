@@ -1,11 +1,11 @@
 //! Eval dataset JSONL (`eval-dataset-schema.md`): core fields, their enums, tool-trace shapes.
 
 use super::{Issue, is_string, require, string_array, string_in};
-use serde_json::Value;
+use crate::formats::tree::Node;
 
 const CHECK: &str = "eval_dataset_schema";
 
-pub fn check(doc: &Value, out: &mut Vec<Issue>) {
+pub fn check(doc: &Node, out: &mut Vec<Issue>) {
     if let Some(id) = require(doc, "", "case_id", CHECK, out) {
         let ok = id
             .as_str()
@@ -62,7 +62,7 @@ pub fn check(doc: &Value, out: &mut Vec<Issue>) {
     ] {
         match doc.get(key) {
             None => {}
-            Some(Value::Array(calls)) => {
+            Some(Node::Array(calls)) => {
                 for (i, c) in calls.iter().enumerate() {
                     let p = format!("/{key}/{i}");
                     if !c.is_object() {

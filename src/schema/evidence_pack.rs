@@ -3,17 +3,17 @@
 //! assistant turns, and the audit block the target calls for.
 
 use super::{Issue, Transcript};
-use serde_json::Value;
+use crate::formats::tree::Node;
 
 const CHECK: &str = "evidence_pack";
 
 /// `sibling`: the `transcript.json` beside the pack, when there is one; a transcript
 /// inside the pack wins.
-pub fn check(doc: &Value, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
+pub fn check(doc: &Node, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
     let transcript = doc.get("transcript").and_then(Transcript::of).or(sibling);
     let turns = transcript.map(|t| t.entries);
     let assistant_turns = transcript.map(|t| t.assistant);
-    let in_range = |v: &Value, ptr: String, out: &mut Vec<Issue>| match v.as_i64() {
+    let in_range = |v: &Node, ptr: String, out: &mut Vec<Issue>| match v.as_i64() {
         Some(i) if i < 0 => out.push(Issue::new(
             CHECK,
             ptr,
@@ -32,8 +32,8 @@ pub fn check(doc: &Value, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
         }
         None => out.push(Issue::new(CHECK, ptr, "turn_index must be an integer")),
     };
-    let findings = doc.get("findings").and_then(Value::as_array);
-    match (doc.get("pass").and_then(Value::as_bool), findings) {
+    let findings = doc.get("findings").and_then(Node::as_array);
+    match (doc.get("pass").and_then(Node::as_bool), findings) {
         (Some(true), Some(f)) if !f.is_empty() => {
             out.push(Issue::new(
                 CHECK,
@@ -41,7 +41,7 @@ pub fn check(doc: &Value, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
                 "`pass` is true but `findings` is not empty",
             ));
         }
-        (Some(false), Some(f)) if f.is_empty() => {
+        (Some(false), Some([])) => {
             out.push(Issue::new(
                 CHECK,
                 "/findings",
@@ -59,7 +59,7 @@ pub fn check(doc: &Value, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
         in_range(t, "/mock_audit/turn_index".into(), out);
     }
     match doc.get("http_audit") {
-        Some(Value::Array(audit)) => {
+        Some(Node::Array(audit)) => {
             if let Some(n) = assistant_turns
                 && audit.len() != n
             {
@@ -80,7 +80,7 @@ pub fn check(doc: &Value, sibling: Option<Transcript>, out: &mut Vec<Issue>) {
         )),
         None => {}
     }
-    let target = doc.get("target").and_then(Value::as_str).unwrap_or("");
+    let target = doc.get("target").and_then(Node::as_str).unwrap_or("");
     if target.contains("mock") && doc.get("mock_audit").is_none() {
         out.push(Issue::new(
             CHECK,

@@ -5,7 +5,7 @@
 //! before v1.3.0 are recognised and left alone.
 
 use super::Issue;
-use serde_json::Value;
+use crate::formats::tree::Node;
 use std::collections::HashSet;
 
 pub const RECORD_TYPES: [&str; 4] = [
@@ -52,16 +52,16 @@ pub struct RunLog {
     run_ids: (String, String),
 }
 
-fn version(doc: &Value) -> Option<(u64, u64)> {
+fn version(doc: &Node) -> Option<(u64, u64)> {
     let v = doc.get("schema_version")?.as_str()?;
     let mut parts = v.split('.').map(|p| p.parse::<u64>().ok());
     Some((parts.next()??, parts.next().flatten().unwrap_or(0)))
 }
 
 impl RunLog {
-    pub fn record(&mut self, doc: &Value, index: usize, out: &mut Vec<Issue>) {
+    pub fn record(&mut self, doc: &Node, index: usize, out: &mut Vec<Issue>) {
         self.records += 1;
-        let Some(rt) = doc.get("record_type").and_then(Value::as_str) else {
+        let Some(rt) = doc.get("record_type").and_then(Node::as_str) else {
             if index == 0 && version(doc).is_some_and(|v| v < (1, 3)) {
                 self.legacy = true; // v1.2 and earlier: one record, no record_type
             } else if !self.legacy {
@@ -76,7 +76,7 @@ impl RunLog {
         if rank == 0 {
             self.run_metas += 1;
             if self.run_metas == 1 {
-                let id = |k: &str| doc.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                let id = |k: &str| doc.get(k).and_then(Node::as_str).unwrap_or("").to_string();
                 self.run_ids = (id("case_id"), id("variant_id"));
             }
             if self.run_metas > 1 {
@@ -134,14 +134,14 @@ impl RunLog {
 
     fn check_index(
         &mut self,
-        doc: &Value,
+        doc: &Node,
         rank: usize,
         rt: &str,
         field: &str,
         out: &mut Vec<Issue>,
     ) {
         let ptr = format!("/{field}");
-        let Some(idx) = doc.get(field).and_then(Value::as_i64) else {
+        let Some(idx) = doc.get(field).and_then(Node::as_i64) else {
             out.push(Issue::new(
                 CHECK,
                 ptr,
@@ -166,14 +166,14 @@ impl RunLog {
         };
         let case = doc
             .get("case_id")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .unwrap_or(&self.run_ids.0);
         let variant = doc
             .get("variant_id")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .unwrap_or(&self.run_ids.1);
         let expected = format!("{case}-{variant}-{tag}-{idx:03}");
-        let id = doc.get(id_field).and_then(Value::as_str);
+        let id = doc.get(id_field).and_then(Node::as_str);
         if id != Some(expected.as_str()) {
             out.push(Issue::new(
                 CHECK,
@@ -183,8 +183,8 @@ impl RunLog {
         }
         if rt == "summary_event" {
             match doc.get("latest_summary_event_id") {
-                None | Some(Value::Null) => {}
-                Some(Value::String(s)) if self.event_ids.contains(s) => {}
+                None | Some(Node::Null) => {}
+                Some(Node::String(s)) if self.event_ids.contains(s.as_ref()) => {}
                 Some(_) => out.push(Issue::new(
                     CHECK,
                     "/latest_summary_event_id",
@@ -198,17 +198,17 @@ impl RunLog {
     }
 
     /// Invariant 4: stoplist hashes live in `run_meta.stoplists_provenance` only.
-    fn check_stoplist_placement(&self, doc: &Value, is_meta: bool, out: &mut Vec<Issue>) {
+    fn check_stoplist_placement(&self, doc: &Node, is_meta: bool, out: &mut Vec<Issue>) {
         let mut stack = vec![(doc, String::new())];
         while let Some((v, ptr)) = stack.pop() {
-            let Value::Object(map) = v else { continue };
+            let Node::Object(map) = v else { continue };
             for (k, child) in map {
                 // Pointers are built only where needed: most keys hold plain values.
                 let here = || format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
                 if is_meta && ptr.is_empty() && k == "stoplists_provenance" {
                     continue;
                 }
-                if k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k.as_str()) {
+                if k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k) {
                     // One finding per misplaced block, not one more per hash inside it.
                     out.push(Issue::new(
                         DUPLICATED,
@@ -236,7 +236,7 @@ impl RunLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn meta() -> Value {
         json!({"record_type": "run_meta", "schema_version": "1.5.0", "case_id": "c", "variant_id": "V0",
@@ -248,7 +248,7 @@ mod tests {
         let mut log = RunLog::default();
         let mut out = Vec::new();
         for (i, r) in records.iter().enumerate() {
-            log.record(r, i, &mut out);
+            log.record(&Node::from_serde(r), i, &mut out);
         }
         log.finish(&mut out);
         out

@@ -8,8 +8,8 @@ mod evidence_pack;
 pub mod exaid;
 mod qa_case;
 
+use crate::formats::tree::Node;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// One broken rule. `check` names the rule (see `rules/schema.toml`, `rules/provenance.toml`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,17 +47,17 @@ pub enum SeedFormat {
 
 impl SeedFormat {
     /// Recognises a record by the fields only its format has.
-    pub fn detect(doc: &Value) -> Option<SeedFormat> {
+    pub fn detect(doc: &Node) -> Option<SeedFormat> {
         let has = |k: &str| doc.get(k).is_some();
-        if doc.get("spec").and_then(Value::as_str) == Some("eval-case-v1") {
+        if doc.get("spec").and_then(Node::as_str) == Some("eval-case-v1") {
             return Some(SeedFormat::EvalCaseV1);
         }
-        if let Some(t) = doc.get("record_type").and_then(Value::as_str)
+        if let Some(t) = doc.get("record_type").and_then(Node::as_str)
             && exaid::RECORD_TYPES.contains(&t)
         {
             return Some(SeedFormat::ExaidRunLog);
         }
-        if doc.get("schema_name").and_then(Value::as_str) == Some("exaid.run") {
+        if doc.get("schema_name").and_then(Node::as_str) == Some("exaid.run") {
             return Some(SeedFormat::ExaidRunLog);
         }
         if has("severity_expectation") && has("turns") && has("expected_behavior") {
@@ -99,18 +99,18 @@ pub struct Transcript {
 impl Transcript {
     /// A transcript is a list of `{role, content}` entries, bare or under `transcript`,
     /// `turns` or `messages`.
-    pub fn of(doc: &Value) -> Option<Transcript> {
+    pub fn of(doc: &Node) -> Option<Transcript> {
         let list = match doc {
-            Value::Array(a) => a,
+            Node::Array(a) => a,
             v => ["transcript", "turns", "messages"]
                 .iter()
-                .find_map(|k| v.get(k).and_then(Value::as_array))?,
+                .find_map(|k| v.get(k).and_then(Node::as_array))?,
         };
         Some(Transcript {
             entries: list.len(),
             assistant: list
                 .iter()
-                .filter(|x| x.get("role").and_then(Value::as_str) == Some("assistant"))
+                .filter(|x| x.get("role").and_then(Node::as_str) == Some("assistant"))
                 .count(),
         })
     }
@@ -140,7 +140,7 @@ impl Validator {
     }
 
     /// Checks one record (a document or a JSONL line). `record` counts from 0.
-    pub fn record(&mut self, doc: &Value, record: usize, out: &mut Vec<Issue>) {
+    pub fn record(&mut self, doc: &Node, record: usize, out: &mut Vec<Issue>) {
         if !self.decided {
             self.format = SeedFormat::detect(doc);
             self.decided = true;
@@ -152,7 +152,7 @@ impl Validator {
             _ => None,
         };
         if let Some((key, check)) = unique_id
-            && let Some(id) = doc.get(key).and_then(Value::as_str)
+            && let Some(id) = doc.get(key).and_then(Node::as_str)
             && !self.ids.insert(id.to_string())
         {
             out.push(Issue::new(
@@ -180,13 +180,13 @@ impl Validator {
 }
 
 /// Shared helpers for the hand-written validators.
-pub(crate) fn require<'a>(
-    doc: &'a Value,
+pub(crate) fn require<'n, 'a>(
+    doc: &'n Node<'a>,
     ptr: &str,
     key: &str,
     check: &'static str,
     out: &mut Vec<Issue>,
-) -> Option<&'a Value> {
+) -> Option<&'n Node<'a>> {
     let v = doc.get(key);
     if v.is_none() {
         out.push(Issue::new(
@@ -199,7 +199,7 @@ pub(crate) fn require<'a>(
 }
 
 pub(crate) fn string_in(
-    v: Option<&Value>,
+    v: Option<&Node>,
     ptr: String,
     allowed: &[&str],
     check: &'static str,
@@ -207,7 +207,7 @@ pub(crate) fn string_in(
 ) {
     match v {
         None => {}
-        Some(Value::String(s)) if allowed.contains(&s.as_str()) => {}
+        Some(Node::String(s)) if allowed.contains(&s.as_ref()) => {}
         Some(_) => out.push(Issue::new(
             check,
             ptr,
@@ -217,14 +217,14 @@ pub(crate) fn string_in(
 }
 
 pub(crate) fn string_array(
-    v: Option<&Value>,
+    v: Option<&Node>,
     ptr: String,
     check: &'static str,
     out: &mut Vec<Issue>,
 ) {
     match v {
         None => {}
-        Some(Value::Array(a)) => {
+        Some(Node::Array(a)) => {
             for (i, x) in a.iter().enumerate() {
                 if !x.is_string() {
                     out.push(Issue::new(check, format!("{ptr}/{i}"), "must be a string"));
@@ -235,7 +235,7 @@ pub(crate) fn string_array(
     }
 }
 
-pub(crate) fn is_string(v: Option<&Value>, ptr: String, check: &'static str, out: &mut Vec<Issue>) {
+pub(crate) fn is_string(v: Option<&Node>, ptr: String, check: &'static str, out: &mut Vec<Issue>) {
     if let Some(x) = v
         && !x.is_string()
     {

@@ -2,11 +2,11 @@
 //! S0–S3, turn roles, `expected_behavior` subfields, `sources` shape.
 
 use super::{Issue, is_string, require, string_array, string_in};
-use serde_json::Value;
+use crate::formats::tree::Node;
 
 const CHECK: &str = "qa_case_schema";
 
-pub fn check(doc: &Value, out: &mut Vec<Issue>) {
+pub fn check(doc: &Node, out: &mut Vec<Issue>) {
     for key in ["id", "title", "category"] {
         is_string(
             require(doc, "", key, CHECK, out),
@@ -29,7 +29,7 @@ pub fn check(doc: &Value, out: &mut Vec<Issue>) {
         out,
     );
     match require(doc, "", "turns", CHECK, out) {
-        Some(Value::Array(turns)) => {
+        Some(Node::Array(turns)) => {
             for (i, t) in turns.iter().enumerate() {
                 let p = format!("/turns/{i}");
                 string_in(
@@ -51,7 +51,7 @@ pub fn check(doc: &Value, out: &mut Vec<Issue>) {
         None => {}
     }
     match require(doc, "", "expected_behavior", CHECK, out) {
-        Some(eb @ Value::Object(_)) => {
+        Some(eb @ Node::Object(_)) => {
             for key in ["must_do", "must_not_do", "pass_criteria"] {
                 string_array(
                     require(eb, "/expected_behavior", key, CHECK, out),
@@ -65,7 +65,7 @@ pub fn check(doc: &Value, out: &mut Vec<Issue>) {
         None => {}
     }
     match doc.get("sources") {
-        Some(Value::Array(sources)) => {
+        Some(Node::Array(sources)) => {
             for (i, s) in sources.iter().enumerate() {
                 let p = format!("/sources/{i}");
                 for key in ["source_id", "title", "text"] {
