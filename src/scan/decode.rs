@@ -26,38 +26,103 @@ static BASE64_BYTE: [bool; 256] = {
 };
 
 /// Maximal runs of at least [`MIN_BASE64`] alphabet bytes, with up to two `=` after.
-/// Looks at the byte a whole minimum length ahead first: when it is not in the
-/// alphabet, no run long enough can start before it, and the scan jumps past it.
+///
+/// Text is classified 64 bytes at a time into a bit mask (written so the compiler
+/// turns it into vector compares), and a run of 20 set bits is found with five shifts.
+/// Prose, where such runs are rare, then costs a fraction of a cycle per byte instead
+/// of a branch per probe; only a block that holds a run is walked byte by byte.
 fn base64_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    const _: () = assert!(MIN_BASE64 == 20, "the shift ladder below is built for 20");
     let mut i = 0;
+    // Alphabet bytes just before `i`, all in a row (fewer than the minimum).
+    let mut carry = 0;
     std::iter::from_fn(move || {
-        // Invariant: `text[i - 1]` is not in the alphabet, so a run found at `i` or
-        // later starts where the backward scan stops.
-        while i + MIN_BASE64 <= text.len() {
-            let probe = i + MIN_BASE64 - 1;
-            if !BASE64_BYTE[text[probe] as usize] {
-                i = probe + 1;
+        while i < text.len() {
+            let mask = alphabet_mask(&text[i..]);
+            let two = mask & (mask >> 1);
+            let four = two & (two >> 2);
+            let eight = four & (four >> 4);
+            let sixteen = eight & (eight >> 8);
+            let twenty = sixteen & (four >> 16);
+            let start = if carry + mask.trailing_ones() as usize >= MIN_BASE64 {
+                i - carry
+            } else if twenty != 0 {
+                i + twenty.trailing_zeros() as usize
+            } else {
+                carry = mask.leading_ones() as usize;
+                // Past the end of the text the mask reads zeros: no carry to keep.
+                i += 64;
                 continue;
-            }
-            let mut start = probe;
-            while start > i && BASE64_BYTE[text[start - 1] as usize] {
-                start -= 1;
-            }
-            let mut end = probe + 1;
+            };
+            let mut end = start + MIN_BASE64;
             while end < text.len() && BASE64_BYTE[text[end] as usize] {
                 end += 1;
             }
+            // `text[end]` is not in the alphabet: the next run starts after it.
             i = end + 1;
-            if end - start >= MIN_BASE64 {
-                let pad = text[end..]
-                    .iter()
-                    .take(2)
-                    .take_while(|&&b| b == b'=')
-                    .count();
-                return Some((start, end + pad));
-            }
+            carry = 0;
+            let pad = text[end..]
+                .iter()
+                .take(2)
+                .take_while(|&&b| b == b'=')
+                .count();
+            return Some((start, end + pad));
         }
         None
+    })
+}
+
+/// Bit `j` is set when `text[j]` (of the first 64 bytes) is in the base64 alphabets.
+fn alphabet_mask(text: &[u8]) -> u64 {
+    let mut block = [0u8; 64];
+    let n = text.len().min(64);
+    block[..n].copy_from_slice(&text[..n]);
+    let mut mask = 0u64;
+    for (j, chunk) in block.chunks_exact(16).enumerate() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of the x86-64 baseline; every x86-64 CPU has it.
+        let bits = unsafe { alphabet_mask16(chunk) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let bits = alphabet_mask16(chunk);
+        mask |= u64::from(bits) << (16 * j);
+    }
+    mask
+}
+
+/// SSE2 is part of x86-64 itself, so no run-time detection is needed.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn alphabet_mask16(chunk: &[u8]) -> u16 {
+    use std::arch::x86_64::*;
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&chunk[at..at + 8]);
+        i64::from_le_bytes(w)
+    };
+    let v = _mm_set_epi64x(word(8), word(0));
+    let splat = |b: u8| _mm_set1_epi8(b as i8);
+    // `t <= c` unsigned, per byte: `min(t, c) == t`.
+    let within = |t: __m128i, c: u8| _mm_cmpeq_epi8(_mm_min_epu8(t, splat(c)), t);
+    let letter = within(_mm_sub_epi8(_mm_or_si128(v, splat(0x20)), splat(b'a')), 25);
+    let digit = within(_mm_sub_epi8(v, splat(b'0')), 9);
+    let symbol = _mm_or_si128(
+        _mm_or_si128(
+            _mm_cmpeq_epi8(v, splat(b'+')),
+            _mm_cmpeq_epi8(v, splat(b'/')),
+        ),
+        _mm_or_si128(
+            _mm_cmpeq_epi8(v, splat(b'-')),
+            _mm_cmpeq_epi8(v, splat(b'_')),
+        ),
+    );
+    let all = _mm_or_si128(_mm_or_si128(letter, digit), symbol);
+    _mm_movemask_epi8(all) as u16
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn alphabet_mask16(chunk: &[u8]) -> u16 {
+    chunk.iter().enumerate().fold(0, |m, (j, &b)| {
+        m | (u16::from(BASE64_BYTE[b as usize]) << j)
     })
 }
 
@@ -331,7 +396,9 @@ mod tests {
         let re = regex::bytes::Regex::new(r"[A-Za-z0-9+/_-]{20,}={0,2}").expect("compiles");
         let alphabet = b"aZ09+/_- =.\n";
         let mut state = 0x2545_f491_u32;
-        for len in [0, 1, 19, 20, 21, 40, 200, 2000] {
+        for len in [
+            0, 1, 19, 20, 21, 40, 63, 64, 65, 83, 84, 127, 128, 200, 2000,
+        ] {
             for _ in 0..50 {
                 let text: Vec<u8> = (0..len)
                     .map(|_| {
