@@ -59,7 +59,10 @@ impl Windows {
         {
             return; // the last window already holds every match through this hit
         }
-        if reach.single_line {
+        let seg = at.segment(hs);
+        // A segment without a newline is one line already: its bounds are the line's.
+        let one_line = seg.is_some_and(|s| !at.has_newline(s));
+        if reach.single_line && !one_line {
             // Newline scans start where the last window ended, so each byte is looked
             // at a bounded number of times however many hits a line has.
             let back_from = prev.map_or(lo, |(_, phi)| lo.max(phi)).min(hs);
@@ -70,7 +73,7 @@ impl Windows {
             if let Some(i) = memchr::memchr(b'\n', &text[fwd_from..hi]) {
                 hi = fwd_from + i + 1;
             }
-        } else if let Some(seg) = at.segment(hs) {
+        } else if let Some(seg) = seg {
             // A match never spans two segments; keep the separators for boundary bytes.
             let s = &unit.segments[seg];
             lo = lo.max(s.start.saturating_sub(1));
@@ -109,28 +112,52 @@ impl Windows {
 pub struct Cursor<'u> {
     pub unit: &'u Unit,
     idx: usize,
+    /// The last segment asked about and whether it holds a newline.
+    newline: Option<(usize, bool)>,
 }
 
 impl<'u> Cursor<'u> {
     pub fn new(unit: &'u Unit) -> Self {
-        Cursor { unit, idx: 0 }
+        Cursor {
+            unit,
+            idx: 0,
+            newline: None,
+        }
+    }
+
+    /// Whether segment `seg` holds a newline; looked up once per segment, since hits
+    /// come in text order.
+    fn has_newline(&mut self, seg: usize) -> bool {
+        match self.newline {
+            Some((s, found)) if s == seg => found,
+            _ => {
+                let s = &self.unit.segments[seg];
+                let found = memchr::memchr(b'\n', &self.unit.text[s.start..s.end]).is_some();
+                self.newline = Some((seg, found));
+                found
+            }
+        }
     }
 
     fn segment(&mut self, pos: usize) -> Option<usize> {
         let segs = &self.unit.segments;
-        let near = segs.iter().enumerate().skip(self.idx).take(4);
-        for (i, s) in near {
-            if s.start > pos {
-                break;
-            }
-            if pos <= s.end {
-                self.idx = i;
-                return Some(i);
-            }
+        let from = self.idx.min(segs.len());
+        if segs.get(from).is_none_or(|s| s.start > pos) {
+            // Behind the cursor (hits from a later pass start over): search everything.
+            let i = self.unit.segment_at(pos)?;
+            self.idx = i;
+            return Some(i);
         }
-        let i = self.unit.segment_at(pos)?;
+        // Gallop forward: the next hit is usually some segments on, rarely far.
+        let mut step = 1;
+        while from + step < segs.len() && segs[from + step].start <= pos {
+            step *= 2;
+        }
+        let lo = from + step / 2;
+        let hi = (from + step).min(segs.len());
+        let i = lo + segs[lo..hi].partition_point(|s| s.start <= pos) - 1;
         self.idx = i;
-        Some(i)
+        (pos <= segs[i].end).then_some(i)
     }
 }
 
