@@ -134,6 +134,18 @@ fn main() {
         out.clear();
         detect::detect(&all, &prose, &mut scratch, &mut out);
     });
+    if let Some(keywords) = &all.prefilter {
+        let mut lanes = Default::default();
+        bench(
+            "keywords: every occurrence, prose",
+            prose.text.len(),
+            || {
+                let mut n = 0usize;
+                keywords.for_each(&prose.text, &mut lanes, |_, _, end| n += end);
+                black_box(n);
+            },
+        );
+    }
     bench(
         "detect: all rules, JSONL strings",
         json_unit.text.len(),

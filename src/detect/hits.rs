@@ -1,4 +1,4 @@
-//! Hits: where each rule may match. One keyword pass (four lanes), `memchr` for the
+//! Hits: where each rule may match. One keyword pass (eight lanes), `memchr` for the
 //! one-byte keywords and trigger bytes, and digit runs for the digit group; every hit
 //! opens a window ([`super::window`]) for the rules it belongs to.
 
