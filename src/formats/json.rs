@@ -173,8 +173,11 @@ impl Parser<'_> {
             return Err(self.error("expected a string key"));
         }
         let seg = self.string(unit, None, true)?;
-        let key = String::from_utf8_lossy(&unit.text[unit.segments[seg].start..]).into_owned();
-        let node = unit.paths.key(parent, &key);
+        let name = &unit.text[unit.segments[seg].start..];
+        let node = match std::str::from_utf8(name) {
+            Ok(key) => unit.paths.key(parent, key),
+            Err(_) => unit.paths.key(parent, &String::from_utf8_lossy(name)),
+        };
         unit.segments[seg].node = Some(node);
         self.skip_ws();
         if self.peek() != Some(b':') {
