@@ -218,6 +218,35 @@ impl<'a> Node<'a> {
     }
 }
 
+/// One step from a record's root to a value: spelled out as a pointer only for the
+/// values that become findings or claims.
+#[derive(Clone, Copy)]
+pub enum Step<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+/// The RFC 6901 pointer of `path`.
+pub fn pointer(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        out.push('/');
+        match step {
+            Step::Key(k) => {
+                for c in k.chars() {
+                    match c {
+                        '~' => out.push_str("~0"),
+                        '/' => out.push_str("~1"),
+                        c => out.push(c),
+                    }
+                }
+            }
+            Step::Index(i) => out.push_str(&i.to_string()),
+        }
+    }
+    out
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct TreeError(&'static str);

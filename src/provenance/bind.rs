@@ -5,7 +5,7 @@
 //! record type, and a file path or `{field}` template). A sibling that looks like a path
 //! names a file; otherwise it is the text the hash describes.
 
-use crate::formats::tree::{Node, Object};
+use crate::formats::tree::{Node, Object, Step, pointer};
 use globset::{GlobBuilder, GlobMatcher};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,8 +111,13 @@ fn is_prefixed_hash(s: &str) -> bool {
     s.starts_with("sha256:") && !s.bytes().any(|b| b.is_ascii_whitespace())
 }
 
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+/// What [`extract`] fills, with what it reads, carried down the walk.
+struct Walk<'r, 'n> {
+    doc: &'r Node<'n>,
+    rules: &'r [BindRule],
+    record_type: Option<&'r str>,
+    bindings: &'r mut Vec<Binding>,
+    hashes: &'r mut Vec<HashValue>,
 }
 
 /// Collects bindings and hash values of one record (a JSON document or JSONL line).
@@ -122,48 +127,59 @@ pub fn extract(
     bindings: &mut Vec<Binding>,
     hashes: &mut Vec<HashValue>,
 ) {
-    let record_type = doc.get("record_type").and_then(Node::as_str);
-    let mut stack: Vec<(&Node, String)> = vec![(doc, String::new())];
-    while let Some((value, pointer)) = stack.pop() {
+    let mut walk = Walk {
+        doc,
+        rules,
+        record_type: doc.get("record_type").and_then(Node::as_str),
+        bindings,
+        hashes,
+    };
+    let mut path = Vec::new();
+    walk.visit(doc, &mut path);
+}
+
+impl<'r, 'n> Walk<'r, 'n> {
+    /// The tree is at most 128 levels deep (see `formats::tree`), so recursion is bounded.
+    fn visit<'v>(&mut self, value: &'v Node<'n>, path: &mut Vec<Step<'v>>) {
         match value {
             Node::Object(map) => {
                 for (key, v) in map {
-                    // Built only when needed: most keys hold plain strings.
-                    let here = || format!("{pointer}/{}", escape(key));
-                    if let Node::String(s) = v {
-                        if is_hash_key(key) || is_prefixed_hash(s) {
-                            let here = here();
-                            hashes.push(HashValue {
+                    path.push(Step::Key(key));
+                    match v {
+                        Node::String(s) if is_hash_key(key) || is_prefixed_hash(s) => {
+                            let here = pointer(path);
+                            self.hashes.push(HashValue {
                                 pointer: here.clone(),
                                 value: s.to_string(),
                             });
-                            if let Some(target) = configured(rules, &here, record_type, doc)
-                                .or_else(|| sibling(map, key))
-                            {
-                                bindings.push(Binding {
+                            let target = configured(self.rules, &here, self.record_type, self.doc)
+                                .or_else(|| sibling(map, key));
+                            if let Some(target) = target {
+                                self.bindings.push(Binding {
                                     pointer: here,
                                     hash: s.to_string(),
                                     target,
                                 });
                             }
                         }
-                    } else if v.is_object() || v.is_array() {
-                        stack.push((v, here()));
+                        Node::Object(_) | Node::Array(_) => self.visit(v, path),
+                        _ => {}
                     }
+                    path.pop();
                 }
             }
             Node::Array(items) => {
                 for (i, v) in items.iter().enumerate() {
-                    if let Node::String(s) = v {
-                        if is_prefixed_hash(s) {
-                            hashes.push(HashValue {
-                                pointer: format!("{pointer}/{i}"),
-                                value: s.to_string(),
-                            });
-                        }
-                    } else if v.is_object() || v.is_array() {
-                        stack.push((v, format!("{pointer}/{i}")));
+                    path.push(Step::Index(i));
+                    match v {
+                        Node::String(s) if is_prefixed_hash(s) => self.hashes.push(HashValue {
+                            pointer: pointer(path),
+                            value: s.to_string(),
+                        }),
+                        Node::Object(_) | Node::Array(_) => self.visit(v, path),
+                        _ => {}
                     }
+                    path.pop();
                 }
             }
             _ => {}
@@ -219,18 +235,15 @@ fn sibling(map: &Object, key: &str) -> Option<Target> {
     let base = key
         .strip_suffix("_hash")
         .or_else(|| key.strip_suffix("_sha256"))?;
-    for k in [
-        base.to_string(),
-        format!("{base}_path"),
-        format!("{base}_file"),
-    ] {
-        let Some(Node::String(s)) = map.get(&k) else {
+    for suffix in ["", "_path", "_file"] {
+        let named = |k: &str| k.strip_prefix(base) == Some(suffix);
+        let Some((k, Node::String(s))) = map.iter().find(|(k, _)| named(k)) else {
             continue;
         };
-        if is_file_key(&k) {
+        if is_file_key(k) {
             return (!s.is_empty() && !is_url(s)).then(|| Target::File(s.to_string()));
         }
-        if is_text_key(&k) {
+        if is_text_key(k) {
             return Some(Target::Text(s.to_string()));
         }
         // Anything else (`model`, `dataset`) binds only when it plainly names a file.

@@ -5,7 +5,7 @@
 //! before v1.3.0 are recognised and left alone.
 
 use super::Issue;
-use crate::formats::tree::Node;
+use crate::formats::tree::{Node, Step, pointer};
 use std::collections::HashSet;
 
 pub const RECORD_TYPES: [&str; 4] = [
@@ -199,27 +199,7 @@ impl RunLog {
 
     /// Invariant 4: stoplist hashes live in `run_meta.stoplists_provenance` only.
     fn check_stoplist_placement(&self, doc: &Node, is_meta: bool, out: &mut Vec<Issue>) {
-        let mut stack = vec![(doc, String::new())];
-        while let Some((v, ptr)) = stack.pop() {
-            let Node::Object(map) = v else { continue };
-            for (k, child) in map {
-                // Pointers are built only where needed: most keys hold plain values.
-                let here = || format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
-                if is_meta && ptr.is_empty() && k == "stoplists_provenance" {
-                    continue;
-                }
-                if k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k) {
-                    // One finding per misplaced block, not one more per hash inside it.
-                    out.push(Issue::new(
-                        DUPLICATED,
-                        here(),
-                        "stoplist provenance outside its canonical place (`run_meta.stoplists_provenance`)",
-                    ));
-                } else if child.is_object() {
-                    stack.push((child, here()));
-                }
-            }
-        }
+        misplaced_stoplists(doc, is_meta, &mut Vec::new(), out);
     }
 
     pub fn finish(&mut self, out: &mut Vec<Issue>) {
@@ -230,6 +210,34 @@ impl RunLog {
                 "no `run_meta` record: a run log has exactly one, first",
             ));
         }
+    }
+}
+
+/// Objects are walked with their path; a pointer is spelled out only for a finding.
+/// The tree is at most 128 levels deep (see `formats::tree`), so recursion is bounded.
+fn misplaced_stoplists<'v>(
+    value: &'v Node,
+    is_meta: bool,
+    path: &mut Vec<Step<'v>>,
+    out: &mut Vec<Issue>,
+) {
+    let Node::Object(map) = value else { return };
+    for (k, child) in map {
+        if is_meta && path.is_empty() && k == "stoplists_provenance" {
+            continue;
+        }
+        path.push(Step::Key(k));
+        if k == "stoplists_provenance" || STOPLIST_HASHES.contains(&k) {
+            // One finding per misplaced block, not one more per hash inside it.
+            out.push(Issue::new(
+                DUPLICATED,
+                pointer(path),
+                "stoplist provenance outside its canonical place (`run_meta.stoplists_provenance`)",
+            ));
+        } else if child.is_object() {
+            misplaced_stoplists(child, is_meta, path, out);
+        }
+        path.pop();
     }
 }
 
