@@ -187,8 +187,11 @@ pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
 
 /// Percent-decoded copies of `unit`'s segments that hold `%XX` escapes.
 pub fn percent_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    // One pass over the whole unit first: most hold no escape at all, and a call per
+    // short segment cost more than the search.
+    let from = segment_from(unit, first_escape(&unit.text)?);
     let mut out = child(unit, Encoding::Percent);
-    for (i, seg) in unit.segments.iter().enumerate() {
+    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
         let text = &unit.text[seg.start..seg.end];
         let Some(first) = first_escape(text) else {
             continue;
@@ -207,8 +210,9 @@ pub fn percent_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
 /// `＠`) or invisible characters (zero-width space, joiners, word joiner, BOM, soft
 /// hyphen): the text a reader sees, which is the text that leaks.
 pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let from = segment_from(unit, memchr::memchr3(0xC2, 0xE2, 0xEF, &unit.text)?);
     let mut out = child(unit, Encoding::Folded);
-    for (i, seg) in unit.segments.iter().enumerate() {
+    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
         let bytes = &unit.text[seg.start..seg.end];
         // Every character folded here is encoded with a 0xC2, 0xE2 or 0xEF lead byte.
         if memchr::memchr3(0xC2, 0xE2, 0xEF, bytes).is_none() {
@@ -243,6 +247,12 @@ fn is_token_byte(b: u8) -> bool {
 /// wrapped when it ends in at least 16 token bytes and the next line (after its
 /// indentation) goes on with token bytes; only the joined tokens go into the layer.
 pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    // Segments are joined by newlines; when those are all the unit holds (JSON strings
+    // without line breaks, the usual case), no line can be wrapped.
+    let newlines = unit.text.iter().filter(|&&b| b == b'\n').count();
+    if newlines < unit.segments.len() {
+        return None;
+    }
     let mut out = child(unit, Encoding::Unwrapped);
     for (i, seg) in unit.segments.iter().enumerate() {
         let text = &unit.text[seg.start..seg.end];
@@ -314,6 +324,11 @@ fn fold(c: char) -> Option<char> {
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}' => None,
         c => Some(c),
     }
+}
+
+/// Index of the segment holding (or, on a separator, following) text position `pos`.
+fn segment_from(unit: &Unit, pos: usize) -> usize {
+    unit.segments.partition_point(|s| s.end < pos)
 }
 
 fn child(parent: &Unit, encoding: Encoding) -> Unit {
