@@ -4,6 +4,7 @@
 //! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
 //! [`report`] (json, human, sarif). Rules are data ([`rules`]); the CLI is glue ([`cli`]).
 
+pub mod bytemask;
 pub mod cli;
 pub mod config;
 pub mod daemon;

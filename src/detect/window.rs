@@ -175,26 +175,18 @@ pub fn digit_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Position of the first ASCII digit. Works a block at a time so the compiler can test
-/// sixteen bytes per step: most text has long stretches without digits.
+/// Position of the first ASCII digit, a 64-byte block at a time: most text has long
+/// stretches without digits.
 fn next_digit(text: &[u8]) -> Option<usize> {
-    const BLOCK: usize = 16;
-    let mut chunks = text.chunks_exact(BLOCK);
     let mut base = 0;
-    for chunk in chunks.by_ref() {
-        if chunk
-            .iter()
-            .fold(false, |any, b| any | (b.wrapping_sub(b'0') < 10))
-        {
-            return chunk.iter().position(u8::is_ascii_digit).map(|i| base + i);
+    while base < text.len() {
+        let mask = crate::bytemask::digits(&text[base..]);
+        if mask != 0 {
+            return Some(base + mask.trailing_zeros() as usize);
         }
-        base += BLOCK;
+        base += 64;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(u8::is_ascii_digit)
-        .map(|i| base + i)
+    None
 }
 
 #[cfg(test)]

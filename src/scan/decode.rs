@@ -38,7 +38,7 @@ fn base64_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut carry = 0;
     std::iter::from_fn(move || {
         while i < text.len() {
-            let mask = alphabet_mask(&text[i..]);
+            let mask = crate::bytemask::base64(&text[i..]);
             let two = mask & (mask >> 1);
             let four = two & (two >> 2);
             let eight = four & (four >> 4);
@@ -69,60 +69,6 @@ fn base64_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
             return Some((start, end + pad));
         }
         None
-    })
-}
-
-/// Bit `j` is set when `text[j]` (of the first 64 bytes) is in the base64 alphabets.
-fn alphabet_mask(text: &[u8]) -> u64 {
-    let mut block = [0u8; 64];
-    let n = text.len().min(64);
-    block[..n].copy_from_slice(&text[..n]);
-    let mut mask = 0u64;
-    for (j, chunk) in block.chunks_exact(16).enumerate() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: SSE2 is part of the x86-64 baseline; every x86-64 CPU has it.
-        let bits = unsafe { alphabet_mask16(chunk) };
-        #[cfg(not(target_arch = "x86_64"))]
-        let bits = alphabet_mask16(chunk);
-        mask |= u64::from(bits) << (16 * j);
-    }
-    mask
-}
-
-/// SSE2 is part of x86-64 itself, so no run-time detection is needed.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn alphabet_mask16(chunk: &[u8]) -> u16 {
-    use std::arch::x86_64::*;
-    let word = |at: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&chunk[at..at + 8]);
-        i64::from_le_bytes(w)
-    };
-    let v = _mm_set_epi64x(word(8), word(0));
-    let splat = |b: u8| _mm_set1_epi8(b as i8);
-    // `t <= c` unsigned, per byte: `min(t, c) == t`.
-    let within = |t: __m128i, c: u8| _mm_cmpeq_epi8(_mm_min_epu8(t, splat(c)), t);
-    let letter = within(_mm_sub_epi8(_mm_or_si128(v, splat(0x20)), splat(b'a')), 25);
-    let digit = within(_mm_sub_epi8(v, splat(b'0')), 9);
-    let symbol = _mm_or_si128(
-        _mm_or_si128(
-            _mm_cmpeq_epi8(v, splat(b'+')),
-            _mm_cmpeq_epi8(v, splat(b'/')),
-        ),
-        _mm_or_si128(
-            _mm_cmpeq_epi8(v, splat(b'-')),
-            _mm_cmpeq_epi8(v, splat(b'_')),
-        ),
-    );
-    let all = _mm_or_si128(_mm_or_si128(letter, digit), symbol);
-    _mm_movemask_epi8(all) as u16
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn alphabet_mask16(chunk: &[u8]) -> u16 {
-    chunk.iter().enumerate().fold(0, |m, (j, &b)| {
-        m | (u16::from(BASE64_BYTE[b as usize]) << j)
     })
 }
 

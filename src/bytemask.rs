@@ -1,0 +1,115 @@
+//! Byte classes, 64 bytes at a time, as bit masks: bit `j` is set when byte `j` is in
+//! the class. Scans that look for rare runs (base64, digits) test a whole block with
+//! one mask instead of a branch per byte.
+//!
+//! On x86-64 the classes are computed with SSE2, which is part of the architecture
+//! itself (no run-time detection needed); elsewhere byte by byte.
+
+/// Bytes of the standard and URL-safe base64 alphabets (`A-Za-z0-9+/-_`).
+pub fn base64(text: &[u8]) -> u64 {
+    mask(text, Class::Base64)
+}
+
+/// ASCII digits.
+pub fn digits(text: &[u8]) -> u64 {
+    mask(text, Class::Digit)
+}
+
+#[derive(Clone, Copy)]
+enum Class {
+    Base64,
+    Digit,
+}
+
+impl Class {
+    /// The byte-by-byte definition: the fallback, and the tests' reference.
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    fn contains(self, b: u8) -> bool {
+        match self {
+            Class::Base64 => b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'),
+            Class::Digit => b.is_ascii_digit(),
+        }
+    }
+}
+
+/// The mask of the first 64 bytes of `text`; past its end, bits are clear.
+fn mask(text: &[u8], class: Class) -> u64 {
+    let mut block = [0u8; 64];
+    let n = text.len().min(64);
+    block[..n].copy_from_slice(&text[..n]);
+    let mut mask = 0u64;
+    for (j, chunk) in block.chunks_exact(16).enumerate() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of the x86-64 baseline; every x86-64 CPU has it.
+        let bits = unsafe { sse2::mask16(chunk, class) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let bits = chunk
+            .iter()
+            .enumerate()
+            .fold(0u16, |m, (j, &b)| m | (u16::from(class.contains(b)) << j));
+        mask |= u64::from(bits) << (16 * j);
+    }
+    mask
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::Class;
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn mask16(chunk: &[u8], class: Class) -> u16 {
+        let word = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&chunk[at..at + 8]);
+            i64::from_le_bytes(w)
+        };
+        let v = _mm_set_epi64x(word(8), word(0));
+        let splat = |b: u8| _mm_set1_epi8(b as i8);
+        // `t <= c` unsigned, per byte: `min(t, c) == t`.
+        let within = |t: __m128i, c: u8| _mm_cmpeq_epi8(_mm_min_epu8(t, splat(c)), t);
+        let digit = within(_mm_sub_epi8(v, splat(b'0')), 9);
+        let all = match class {
+            Class::Digit => digit,
+            Class::Base64 => {
+                let letter = within(_mm_sub_epi8(_mm_or_si128(v, splat(0x20)), splat(b'a')), 25);
+                let symbol = _mm_or_si128(
+                    _mm_or_si128(
+                        _mm_cmpeq_epi8(v, splat(b'+')),
+                        _mm_cmpeq_epi8(v, splat(b'/')),
+                    ),
+                    _mm_or_si128(
+                        _mm_cmpeq_epi8(v, splat(b'-')),
+                        _mm_cmpeq_epi8(v, splat(b'_')),
+                    ),
+                );
+                _mm_or_si128(_mm_or_si128(letter, digit), symbol)
+            }
+        };
+        _mm_movemask_epi8(all) as u16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_agree_with_the_byte_classes() {
+        let all: Vec<u8> = (0..=255).collect();
+        for start in (0..256).step_by(64) {
+            let block = &all[start..];
+            for (class, mask) in [
+                (Class::Base64, base64(block)),
+                (Class::Digit, digits(block)),
+            ] {
+                for j in 0..64 {
+                    let b = block[j];
+                    assert_eq!(mask >> j & 1 == 1, class.contains(b), "byte {b:#04x}");
+                }
+            }
+        }
+        assert_eq!(digits(b"a1"), 0b10, "past the end, bits are clear");
+        assert_eq!(base64(b""), 0);
+    }
+}
