@@ -103,8 +103,7 @@ mod tests {
                 (Class::Base64, base64(block)),
                 (Class::Digit, digits(block)),
             ] {
-                for j in 0..64 {
-                    let b = block[j];
+                for (j, &b) in block.iter().enumerate().take(64) {
                     assert_eq!(mask >> j & 1 == 1, class.contains(b), "byte {b:#04x}");
                 }
             }
