@@ -15,10 +15,18 @@ pub fn digits(text: &[u8]) -> u64 {
     mask(text, Class::Digit)
 }
 
+/// How many times `byte` occurs in `text`.
+pub fn count(text: &[u8], byte: u8) -> usize {
+    text.chunks(64)
+        .map(|block| mask(block, Class::Byte(byte)).count_ones() as usize)
+        .sum()
+}
+
 #[derive(Clone, Copy)]
 enum Class {
     Base64,
     Digit,
+    Byte(u8),
 }
 
 impl Class {
@@ -28,6 +36,7 @@ impl Class {
         match self {
             Class::Base64 => b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'),
             Class::Digit => b.is_ascii_digit(),
+            Class::Byte(x) => b == x,
         }
     }
 }
@@ -49,7 +58,8 @@ fn mask(text: &[u8], class: Class) -> u64 {
             .fold(0u16, |m, (j, &b)| m | (u16::from(class.contains(b)) << j));
         mask |= u64::from(bits) << (16 * j);
     }
-    mask
+    // The padding is zeros, which a class may hold.
+    if n < 64 { mask & ((1 << n) - 1) } else { mask }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -70,6 +80,7 @@ mod sse2 {
         let within = |t: __m128i, c: u8| _mm_cmpeq_epi8(_mm_min_epu8(t, splat(c)), t);
         let digit = within(_mm_sub_epi8(v, splat(b'0')), 9);
         let all = match class {
+            Class::Byte(x) => _mm_cmpeq_epi8(v, splat(x)),
             Class::Digit => digit,
             Class::Base64 => {
                 let letter = within(_mm_sub_epi8(_mm_or_si128(v, splat(0x20)), splat(b'a')), 25);
@@ -110,5 +121,15 @@ mod tests {
         }
         assert_eq!(digits(b"a1"), 0b10, "past the end, bits are clear");
         assert_eq!(base64(b""), 0);
+        let text: Vec<u8> = (0..1000u32)
+            .map(|i| if i % 7 == 0 { 0 } else { b'\n' })
+            .collect();
+        let want = text.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(count(&text, b'\n'), want);
+        assert_eq!(
+            count(&text, 0),
+            1000 - want,
+            "zero bytes in the text, not the padding"
+        );
     }
 }

@@ -195,7 +195,7 @@ fn is_token_byte(b: u8) -> bool {
 pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     // Segments are joined by newlines; when those are all the unit holds (JSON strings
     // without line breaks, the usual case), no line can be wrapped.
-    let newlines = unit.text.iter().filter(|&&b| b == b'\n').count();
+    let newlines = crate::bytemask::count(&unit.text, b'\n');
     if newlines < unit.segments.len() {
         return None;
     }
