@@ -43,9 +43,18 @@ impl Class {
 
 /// The mask of the first 64 bytes of `text`; past its end, bits are clear.
 fn mask(text: &[u8], class: Class) -> u64 {
+    if let Some(block) = text.first_chunk::<64>() {
+        return mask64(block, class);
+    }
+    // The short tail is copied into a zeroed block; only here, since a store read
+    // back at once by vector loads stalls.
     let mut block = [0u8; 64];
-    let n = text.len().min(64);
-    block[..n].copy_from_slice(&text[..n]);
+    block[..text.len()].copy_from_slice(text);
+    // The padding is zeros, which a class may hold.
+    mask64(&block, class) & ((1 << text.len()) - 1)
+}
+
+fn mask64(block: &[u8; 64], class: Class) -> u64 {
     let mut mask = 0u64;
     for (j, chunk) in block.chunks_exact(16).enumerate() {
         #[cfg(target_arch = "x86_64")]
@@ -58,8 +67,7 @@ fn mask(text: &[u8], class: Class) -> u64 {
             .fold(0u16, |m, (j, &b)| m | (u16::from(class.contains(b)) << j));
         mask |= u64::from(bits) << (16 * j);
     }
-    // The padding is zeros, which a class may hold.
-    if n < 64 { mask & ((1 << n) - 1) } else { mask }
+    mask
 }
 
 #[cfg(target_arch = "x86_64")]
