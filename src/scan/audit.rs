@@ -119,10 +119,13 @@ impl<'a> FileAudit<'a> {
         self.records += 1;
         let known = self.validator.format.is_some_and(|f| f != SeedFormat::None);
         let undecided = self.validator.format.is_none() && index == 0;
-        // `hash` also finds `_hash` keys and a bare `hash` key.
-        let has_hashes = memchr::memmem::find(doc, b"sha256").is_some()
-            || memchr::memmem::find(doc, b"hash").is_some();
-        if !(known || undecided || has_hashes) || doc.len() > MAX_AUDIT_RECORD {
+        // `hash` also finds `_hash` keys and a bare `hash` key. Searched only when the
+        // format does not call for a parse anyway.
+        let has_hashes = || {
+            memchr::memmem::find(doc, b"sha256").is_some()
+                || memchr::memmem::find(doc, b"hash").is_some()
+        };
+        if !(known || undecided || has_hashes()) || doc.len() > MAX_AUDIT_RECORD {
             return;
         }
         // serde_json stops at 128 levels of nesting: such a record is left to the scanner.
