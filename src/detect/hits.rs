@@ -3,7 +3,7 @@
 //! opens a window ([`super::window`]) for the rules it belongs to.
 
 use super::Scratch;
-use super::window::{Cursor, digit_runs};
+use super::window::{Cursor, digit_runs, segment_starts};
 use crate::formats::Unit;
 use crate::rules::{Matcher, RuleSet};
 use regex_automata::{Input, PatternSet};
@@ -17,9 +17,11 @@ pub(super) fn collect_windows(
 ) {
     let text = &unit.text;
     scratch.reset(rules.rules.len());
+    segment_starts(unit, &mut scratch.seg_starts);
     let wanted = |r: usize| only.is_none_or(|o| o == r);
     let windows = &mut scratch.windows;
-    let mut at = Cursor::new(unit);
+    let starts = &scratch.seg_starts;
+    let mut at = Cursor::new(unit, starts);
     let mut hit = |r: usize, hs: usize, he: usize| {
         if wanted(r)
             && let Matcher::Regex(p) = &rules.rules[r].matcher
@@ -50,7 +52,7 @@ pub(super) fn collect_windows(
     if let Some(group) = &rules.digits
         && group.rules.iter().any(|&r| wanted(r))
     {
-        let mut at = Cursor::new(unit);
+        let mut at = Cursor::new(unit, &scratch.seg_starts);
         for (start, end) in digit_runs(text) {
             scratch
                 .digit_windows
@@ -80,12 +82,13 @@ fn digit_candidates(
         digit_cache,
         digit_members,
         digit_which_cache,
+        seg_starts,
         ..
     } = scratch;
     let cache = digit_cache.get_or_insert_with(|| group.any.create_cache());
     let which_cache = digit_which_cache.get_or_insert_with(|| group.which.create_cache());
     let members = digit_members.get_or_insert_with(|| PatternSet::new(group.any.pattern_len()));
-    let mut at = Cursor::new(unit);
+    let mut at = Cursor::new(unit, seg_starts);
     for &(lo, hi) in digit_windows.finish() {
         let mut input = Input::new(&unit.text[..]).range(lo..hi);
         while let Some(m) = group.any.search_with(cache, &input) {

@@ -49,6 +49,7 @@ pub struct Scratch {
     digit_members: Option<PatternSet>,
     digit_which_cache: Option<Cache>,
     lanes: keywords::LaneHits,
+    seg_starts: Vec<usize>,
 }
 
 struct Engine {

@@ -111,15 +111,20 @@ impl Windows {
 /// come in text order): a binary search per hit was a tenth of the scan.
 pub struct Cursor<'u> {
     pub unit: &'u Unit,
+    /// Segment starts packed together: searched far faster than the segments
+    /// themselves, which a 1 MiB unit holds tens of thousands of.
+    starts: &'u [usize],
     idx: usize,
     /// The last segment asked about and whether it holds a newline.
     newline: Option<(usize, bool)>,
 }
 
 impl<'u> Cursor<'u> {
-    pub fn new(unit: &'u Unit) -> Self {
+    /// `starts` is [`segment_starts`] of `unit`.
+    pub fn new(unit: &'u Unit, starts: &'u [usize]) -> Self {
         Cursor {
             unit,
+            starts,
             idx: 0,
             newline: None,
         }
@@ -140,25 +145,30 @@ impl<'u> Cursor<'u> {
     }
 
     fn segment(&mut self, pos: usize) -> Option<usize> {
-        let segs = &self.unit.segments;
-        let from = self.idx.min(segs.len());
-        if segs.get(from).is_none_or(|s| s.start > pos) {
+        let starts = self.starts;
+        let from = self.idx.min(starts.len());
+        let i = if starts.get(from).is_none_or(|&s| s > pos) {
             // Behind the cursor (hits from a later pass start over): search everything.
-            let i = self.unit.segment_at(pos)?;
-            self.idx = i;
-            return Some(i);
-        }
-        // Gallop forward: the next hit is usually some segments on, rarely far.
-        let mut step = 1;
-        while from + step < segs.len() && segs[from + step].start <= pos {
-            step *= 2;
-        }
-        let lo = from + step / 2;
-        let hi = (from + step).min(segs.len());
-        let i = lo + segs[lo..hi].partition_point(|s| s.start <= pos) - 1;
+            starts.partition_point(|&s| s <= pos).checked_sub(1)?
+        } else {
+            // Gallop forward: the next hit is usually some segments on, rarely far.
+            let mut step = 1;
+            while from + step < starts.len() && starts[from + step] <= pos {
+                step *= 2;
+            }
+            let lo = from + step / 2;
+            let hi = (from + step).min(starts.len());
+            lo + starts[lo..hi].partition_point(|&s| s <= pos) - 1
+        };
         self.idx = i;
-        (pos <= segs[i].end).then_some(i)
+        (pos <= self.unit.segments[i].end).then_some(i)
     }
+}
+
+/// The start of every segment of `unit`, in order, into `out`.
+pub fn segment_starts(unit: &Unit, out: &mut Vec<usize>) {
+    out.clear();
+    out.extend(unit.segments.iter().map(|s| s.start));
 }
 
 /// Start and end of every run of ASCII digits in `text`, found from 64-byte masks:
@@ -250,7 +260,8 @@ mod tests {
             single_line: true,
         };
         let mut w = Windows::default();
-        let mut at = Cursor::new(&u);
+        let starts: Vec<usize> = u.segments.iter().map(|s| s.start).collect();
+        let mut at = Cursor::new(&u, &starts);
         w.add(&mut at, 7, 10, reach, true);
         w.add(&mut at, 17, 20, reach, true);
         assert_eq!(w.finish(), &[(3, 14), (16, 21)]);
@@ -264,7 +275,8 @@ mod tests {
             single_line: false,
         };
         let mut w = Windows::default();
-        let mut at = Cursor::new(&u);
+        let starts: Vec<usize> = u.segments.iter().map(|s| s.start).collect();
+        let mut at = Cursor::new(&u, &starts);
         w.add(&mut at, 50, 53, reach, true);
         assert_eq!(w.finish(), &[(43, 60)]);
         w.add(&mut at, 55, 58, reach, true);
@@ -282,7 +294,8 @@ mod tests {
             single_line: true,
         };
         let mut w = Windows::default();
-        let mut at = Cursor::new(&u);
+        let starts: Vec<usize> = u.segments.iter().map(|s| s.start).collect();
+        let mut at = Cursor::new(&u, &starts);
         w.add(&mut at, 13, 20, reach, true);
         w.add(&mut at, 8, 9, reach, true);
         assert_eq!(w.finish(), &[(0, 23)]);
@@ -296,7 +309,8 @@ mod tests {
             single_line: true,
         };
         let mut w = Windows::default();
-        let mut at = Cursor::new(&u);
+        let starts: Vec<usize> = u.segments.iter().map(|s| s.start).collect();
+        let mut at = Cursor::new(&u, &starts);
         w.add(&mut at, 0, 1, reach, true);
         w.add(&mut at, 1, 2, reach, true);
         assert_eq!(w.finish(), &[(0, 5)]);
