@@ -1,31 +1,42 @@
 //! The keyword pass: every occurrence of every rule keyword, ASCII case-insensitive,
 //! overlapping, in order of where it ends.
 //!
-//! An Aho-Corasick DFA step is one table load that depends on the previous one, so a
-//! single walk through the text runs at the latency of that load (about 550 MiB/s here
-//! with the built-in keywords). Walking eight slices of the text in lockstep keeps
-//! eight independent loads in flight: 1,167 MiB/s on prose (`cargo bench`), against
-//! 1,072 with four. Each slice starts early by the longest keyword, so an occurrence
-//! across a slice border is seen whole, and reports only what ends inside its own
-//! slice.
+//! The automaton is Aho-Corasick's DFA, copied into a flat table indexed by state and
+//! byte (`u16` states, match states numbered first): one load per step, no byte-class
+//! lookup, and "is any lane on a match" is one comparison of the smallest state.
+//!
+//! A DFA step is a load that depends on the previous one, so a single walk through the
+//! text runs at the latency of that load. Walking eight slices of the text in lockstep
+//! keeps eight independent loads in flight. Each slice starts early by the longest
+//! keyword, so an occurrence across a slice border is seen whole, and reports only what
+//! ends inside its own slice. Measured with `cargo bench` on prose: 550 MiB/s for one
+//! walk of the library DFA, 1,072 for four lanes, 1,167 for eight, and about 1,270 for
+//! eight on this table (sixteen lanes fell to 926; `u32` premultiplied states to 514).
 
-use aho_corasick::automaton::Automaton;
+use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
-use aho_corasick::{Anchored, MatchKind, PatternID, StartKind};
+use aho_corasick::{Anchored, MatchKind, StartKind};
 
 const LANES: usize = 8;
 /// Below this, one walk is as fast and simpler.
 const LANE_MIN: usize = 16 << 10;
 
 pub struct KeywordScan {
-    dfa: DFA,
-    start: aho_corasick::automaton::StateID,
+    /// `table[state << 8 | byte]` is the next state.
+    table: Vec<u16>,
+    start: u16,
+    /// States below this are match states.
+    matching: u16,
+    /// For match state `s`, `(pattern, length)` of each keyword ending there:
+    /// `found[found_at[s]..found_at[s + 1]]`.
+    found_at: Vec<u32>,
+    found: Vec<(u32, u32)>,
     max_len: usize,
 }
 
 /// Per-thread buffers: where each lane's occurrences wait to be replayed in order.
 #[derive(Default)]
-pub struct LaneHits([Vec<(usize, PatternID)>; LANES]);
+pub struct LaneHits([Vec<(usize, u16)>; LANES]);
 
 impl KeywordScan {
     pub fn new(patterns: &[String]) -> Result<KeywordScan, String> {
@@ -37,12 +48,55 @@ impl KeywordScan {
             .build(patterns)
             .map_err(|e| e.to_string())?;
         let start = dfa.start_state(Anchored::No).map_err(|e| e.to_string())?;
-        let max_len = patterns.iter().map(String::len).max().unwrap_or(0);
+        // Every state reachable from the start, match states first.
+        let mut states = vec![start];
+        let mut index = std::collections::HashMap::from([(start, 0usize)]);
+        let mut i = 0;
+        while i < states.len() {
+            for b in 0..=255u8 {
+                let next = dfa.next_state(Anchored::No, states[i], b);
+                if let std::collections::hash_map::Entry::Vacant(e) = index.entry(next) {
+                    e.insert(states.len());
+                    states.push(next);
+                }
+            }
+            i += 1;
+        }
+        if states.len() > usize::from(u16::MAX) {
+            return Err(format!("{} keyword states: too many", states.len()));
+        }
+        states.sort_by_key(|&sid| !dfa.is_match(sid));
+        let index: std::collections::HashMap<StateID, u16> = states
+            .iter()
+            .enumerate()
+            .map(|(i, &sid)| (sid, i as u16))
+            .collect();
+        let id = |sid: StateID| index.get(&sid).copied().unwrap_or(0);
+        let mut table = Vec::with_capacity(states.len() << 8);
+        for &sid in &states {
+            table.extend((0..=255u8).map(|b| id(dfa.next_state(Anchored::No, sid, b))));
+        }
+        let matching = states.iter().take_while(|&&sid| dfa.is_match(sid)).count() as u16;
+        let (mut found_at, mut found) = (vec![0u32], Vec::new());
+        for &sid in &states[..usize::from(matching)] {
+            for m in 0..dfa.match_len(sid) {
+                let pid = dfa.match_pattern(sid, m);
+                found.push((pid.as_u32(), dfa.pattern_len(pid) as u32));
+            }
+            found_at.push(found.len() as u32);
+        }
         Ok(KeywordScan {
-            dfa,
-            start,
-            max_len,
+            table,
+            start: id(start),
+            matching,
+            found_at,
+            found,
+            max_len: patterns.iter().map(String::len).max().unwrap_or(0),
         })
+    }
+
+    fn step(&self, state: u16, byte: u8) -> u16 {
+        self.table[usize::from(state) << 8 | usize::from(byte)]
     }
 
     /// Calls `found(pattern, start, end)` for every occurrence in `text`.
@@ -52,15 +106,19 @@ impl KeywordScan {
         lanes: &mut LaneHits,
         mut found: impl FnMut(usize, usize, usize),
     ) {
-        let mut report = |end: usize, pid: PatternID| {
-            found(pid.as_usize(), end - self.dfa.pattern_len(pid), end);
+        let mut report = |end: usize, state: u16| {
+            let s = usize::from(state);
+            let range = self.found_at[s] as usize..self.found_at[s + 1] as usize;
+            for &(pattern, len) in &self.found[range] {
+                found(pattern as usize, end - len as usize, end);
+            }
         };
         if text.len() < LANE_MIN * LANES {
-            let mut sid = self.start;
+            let mut state = self.start;
             for (i, &b) in text.iter().enumerate() {
-                sid = self.dfa.next_state(Anchored::No, sid, b);
-                if self.dfa.is_special(sid) {
-                    self.matches(sid, i + 1, &mut report);
+                state = self.step(state, b);
+                if state < self.matching {
+                    report(i + 1, state);
                 }
             }
             return;
@@ -74,66 +132,41 @@ impl KeywordScan {
         // `warmup` bytes before, reporting nothing there.
         let own: [usize; LANES + 1] =
             std::array::from_fn(|k| if k == LANES { text.len() } else { k * chunk });
-        let mut sid = [self.start; LANES];
+        let mut state = [self.start; LANES];
         for k in 1..LANES {
             for &b in &text[own[k] - warmup.min(own[k])..own[k]] {
-                sid[k] = self.dfa.next_state(Anchored::No, sid[k], b);
+                state[k] = self.step(state[k], b);
             }
         }
-        // The lockstep part: equal-length slices, so indexing needs no checks. Match
-        // states are numbered lowest, so one comparison of the smallest state says
-        // whether any lane is on one.
+        // The lockstep part: equal-length slices, so indexing needs no checks.
         let lanes_text: [&[u8]; LANES] = std::array::from_fn(|k| &text[own[k]..own[k] + chunk]);
         // Indexing by `i` is the point: every lane steps on its own `i`-th byte.
         #[allow(clippy::needless_range_loop)]
         for i in 0..chunk {
             for k in 0..LANES {
-                sid[k] = self.dfa.next_state(Anchored::No, sid[k], lanes_text[k][i]);
+                state[k] = self.step(state[k], lanes_text[k][i]);
             }
-            let lowest = sid.iter().copied().min().unwrap_or(self.start);
-            if self.dfa.is_special(lowest) {
+            if state.iter().copied().min().unwrap_or(self.start) < self.matching {
                 for k in 0..LANES {
-                    if self.dfa.is_special(sid[k]) {
-                        self.collect(sid[k], own[k] + i + 1, &mut lanes.0[k]);
+                    if state[k] < self.matching {
+                        lanes.0[k].push((own[k] + i + 1, state[k]));
                     }
                 }
             }
         }
-        let mut s3 = sid[LANES - 1];
         // The last lane's tail (`text.len()` need not divide by the lane count).
+        let mut last = state[LANES - 1];
         for (i, &b) in text.iter().enumerate().skip(own[LANES - 1] + chunk) {
-            s3 = self.dfa.next_state(Anchored::No, s3, b);
-            if self.dfa.is_special(s3) {
-                self.collect(s3, i + 1, &mut lanes.0[LANES - 1]);
+            last = self.step(last, b);
+            if last < self.matching {
+                lanes.0[LANES - 1].push((i + 1, last));
             }
         }
         for hits in &lanes.0 {
-            for &(end, pid) in hits {
-                report(end, pid);
+            for &(end, state) in hits {
+                report(end, state);
             }
         }
-    }
-
-    fn matches(
-        &self,
-        sid: aho_corasick::automaton::StateID,
-        end: usize,
-        f: &mut impl FnMut(usize, PatternID),
-    ) {
-        if self.dfa.is_match(sid) {
-            for m in 0..self.dfa.match_len(sid) {
-                f(end, self.dfa.match_pattern(sid, m));
-            }
-        }
-    }
-
-    fn collect(
-        &self,
-        sid: aho_corasick::automaton::StateID,
-        end: usize,
-        out: &mut Vec<(usize, PatternID)>,
-    ) {
-        self.matches(sid, end, &mut |end, pid| out.push((end, pid)));
     }
 }
 
