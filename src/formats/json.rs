@@ -6,7 +6,9 @@
 //! It is lenient where leniency loses nothing (raw control characters inside strings)
 //! and strict where it matters for knowing the file really is JSON.
 
+use super::tree::{Node, Object, TreeBuilder};
 use super::{NodeId, Segment, Unit};
+use std::borrow::Cow;
 
 /// Where and why a document stopped being JSON.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +30,38 @@ enum Frame {
 /// string and long number to `unit`. Returns the offset just past the value (relative to
 /// `doc`); trailing bytes are the caller's business.
 pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonError> {
-    let mut p = Parser { doc, base, pos: 0 };
+    tokenize_into(doc, base, unit, None)
+}
+
+/// [`tokenize`], also building the document's tree into `tree` (for the record audit).
+pub fn tokenize_tree<'d>(
+    doc: &'d [u8],
+    base: usize,
+    unit: &mut Unit,
+    tree: &mut TreeBuilder<'d>,
+) -> Result<usize, JsonError> {
+    tokenize_into(doc, base, unit, Some(tree))
+}
+
+fn tokenize_into<'d>(
+    doc: &'d [u8],
+    base: usize,
+    unit: &mut Unit,
+    tree: Option<&mut TreeBuilder<'d>>,
+) -> Result<usize, JsonError> {
+    // Checked once here rather than string by string: a tree borrows its strings from
+    // the document when it is UTF-8 (as it nearly always is).
+    let text = tree
+        .is_some()
+        .then(|| std::str::from_utf8(doc).ok())
+        .flatten();
+    let mut p = Parser {
+        doc,
+        text,
+        base,
+        pos: 0,
+        tree,
+    };
     let root = unit.paths.root();
     let mut stack: Vec<Frame> = Vec::new();
     let mut node = root;
@@ -44,7 +77,11 @@ pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonE
                 p.skip_ws();
                 if p.peek() == Some(b'}') {
                     p.pos += 1;
+                    p.emit(Node::Object(Object::default()));
                 } else {
+                    if let Some(t) = p.tree.as_deref_mut() {
+                        t.open_object();
+                    }
                     stack.push(Frame::Object { node });
                     node = p.member_key(unit, node)?;
                     continue 'value;
@@ -55,19 +92,36 @@ pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonE
                 p.skip_ws();
                 if p.peek() == Some(b']') {
                     p.pos += 1;
+                    p.emit(Node::Array(Vec::new()));
                 } else {
+                    if let Some(t) = p.tree.as_deref_mut() {
+                        t.open_array();
+                    }
                     stack.push(Frame::Array { node, index: 0 });
                     node = unit.paths.index(node, 0);
                     continue 'value;
                 }
             }
             Some(b'"') => {
-                p.string(unit, Some(node), false)?;
+                let seg = p.string(unit, Some(node), false)?;
+                if p.tree.is_some() {
+                    let text = p.string_text(unit, seg);
+                    p.emit(Node::String(text));
+                }
             }
             Some(b'-' | b'0'..=b'9') => p.number(unit, node)?,
-            Some(b't') => p.literal(b"true")?,
-            Some(b'f') => p.literal(b"false")?,
-            Some(b'n') => p.literal(b"null")?,
+            Some(b't') => {
+                p.literal(b"true")?;
+                p.emit(Node::Bool(true));
+            }
+            Some(b'f') => {
+                p.literal(b"false")?;
+                p.emit(Node::Bool(false));
+            }
+            Some(b'n') => {
+                p.literal(b"null")?;
+                p.emit(Node::Null);
+            }
             Some(_) => return Err(p.error("expected a JSON value")),
             None => return Err(p.error("unexpected end of input, expected a value")),
         }
@@ -102,6 +156,9 @@ pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonE
                 (Frame::Object { .. }, Some(b'}')) | (Frame::Array { .. }, Some(b']')) => {
                     p.pos += 1;
                     stack.pop();
+                    if let Some(t) = p.tree.as_deref_mut() {
+                        t.close();
+                    }
                 }
                 (Frame::Object { .. }, _) => return Err(p.error("expected `,` or `}`")),
                 (Frame::Array { .. }, _) => return Err(p.error("expected `,` or `]`")),
@@ -143,13 +200,35 @@ pub fn locate(doc: &[u8], base: usize, pointer: &str) -> usize {
     Locator::new(doc, base).at(pointer)
 }
 
-struct Parser<'a> {
-    doc: &'a [u8],
+struct Parser<'d, 't> {
+    doc: &'d [u8],
+    /// `doc` as text, when a tree is built and `doc` is UTF-8.
+    text: Option<&'d str>,
     base: usize,
     pos: usize,
+    tree: Option<&'t mut TreeBuilder<'d>>,
 }
 
-impl Parser<'_> {
+impl<'d> Parser<'d, '_> {
+    fn emit(&mut self, node: Node<'d>) {
+        if let Some(t) = self.tree.as_deref_mut() {
+            t.value(node);
+        }
+    }
+
+    /// The text of string segment `seg`, just read: borrowed from the document when it
+    /// held no escape (and is UTF-8), else the decoded copy.
+    fn string_text(&self, unit: &Unit, seg: usize) -> Cow<'d, str> {
+        let s = &unit.segments[seg];
+        if s.checkpoints.0 == s.checkpoints.1
+            && let Some(text) = self.text
+            && let Some(raw) = text.get(s.raw_start - self.base..self.pos - 1)
+        {
+            return Cow::Borrowed(raw);
+        }
+        Cow::Owned(String::from_utf8_lossy(&unit.text[s.start..s.end]).into_owned())
+    }
+
     fn peek(&self) -> Option<u8> {
         self.doc.get(self.pos).copied()
     }
@@ -173,6 +252,12 @@ impl Parser<'_> {
             return Err(self.error("expected a string key"));
         }
         let seg = self.string(unit, None, true)?;
+        if self.tree.is_some() {
+            let key = self.string_text(unit, seg);
+            if let Some(t) = self.tree.as_deref_mut() {
+                t.key(key);
+            }
+        }
         let name = &unit.text[unit.segments[seg].start..];
         let node = match std::str::from_utf8(name) {
             Ok(key) => unit.paths.key(parent, key),
@@ -208,6 +293,11 @@ impl Parser<'_> {
         }
         if token.iter().filter(|b| b.is_ascii_digit()).count() >= MIN_NUMBER_DIGITS {
             unit.push_plain(token, self.base + start, Some(node));
+        }
+        if self.tree.is_some() {
+            // Only ASCII digits and signs: always UTF-8.
+            let text = String::from_utf8_lossy(token);
+            self.emit(Node::Number(text));
         }
         Ok(())
     }

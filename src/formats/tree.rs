@@ -251,6 +251,86 @@ pub fn pointer(path: &[Step]) -> String {
 #[error("{0}")]
 pub struct TreeError(&'static str);
 
+/// Builds a tree from the JSON tokenizer's events, so a record the audit needs is read
+/// once, not once for detection and again for the audit. Past [`MAX_DEPTH`] it gives
+/// up, as [`Node::parse`] does.
+#[derive(Default)]
+pub struct TreeBuilder<'a> {
+    open: Vec<Partial<'a>>,
+    root: Option<Node<'a>>,
+    too_deep: bool,
+}
+
+enum Partial<'a> {
+    Object(Object<'a>, Option<Cow<'a, str>>),
+    Array(Vec<Node<'a>>),
+}
+
+impl<'a> TreeBuilder<'a> {
+    pub fn open_object(&mut self) {
+        self.open_container(Partial::Object(Object::default(), None));
+    }
+
+    pub fn open_array(&mut self) {
+        self.open_container(Partial::Array(Vec::new()));
+    }
+
+    fn open_container(&mut self, partial: Partial<'a>) {
+        if self.open.len() >= MAX_DEPTH {
+            self.too_deep = true;
+        }
+        if !self.too_deep {
+            self.open.push(partial);
+        }
+    }
+
+    /// The name of the next member of the innermost object.
+    pub fn key(&mut self, key: Cow<'a, str>) {
+        if let Some(Partial::Object(_, pending)) = self.open.last_mut() {
+            *pending = Some(key);
+        }
+    }
+
+    /// A complete value: a scalar, or an empty container.
+    pub fn value(&mut self, node: Node<'a>) {
+        if self.too_deep {
+            return;
+        }
+        match self.open.last_mut() {
+            Some(Partial::Object(object, pending)) => {
+                if let Some(key) = pending.take() {
+                    object.members.push((key, node));
+                }
+            }
+            Some(Partial::Array(items)) => items.push(node),
+            None => self.root = Some(node),
+        }
+    }
+
+    /// Closes the innermost container.
+    pub fn close(&mut self) {
+        if self.too_deep {
+            return;
+        }
+        let node = match self.open.pop() {
+            Some(Partial::Object(mut object, _)) => {
+                object.dedup_keys();
+                Node::Object(object)
+            }
+            Some(Partial::Array(items)) => Node::Array(items),
+            None => return,
+        };
+        self.value(node);
+    }
+
+    /// The tree, when the document was complete and not too deep.
+    pub fn finish(self) -> Option<Node<'a>> {
+        (!self.too_deep && self.open.is_empty())
+            .then_some(self.root)
+            .flatten()
+    }
+}
+
 struct Parser<'a> {
     text: &'a str,
     pos: usize,
@@ -488,6 +568,34 @@ mod tests {
         let node = Node::parse(doc.as_bytes()).expect("parses");
         assert_eq!(node.as_object().map(Object::len), Some(21));
         assert_eq!(node.get("k3").and_then(Node::as_i64), Some(23));
+    }
+
+    #[test]
+    fn the_tokenizer_builds_the_same_tree() {
+        let docs = [
+            r#"{"a": "plain", "b": "esc\"aped\n", "c": [1, -2.5e3, true, false, null, {}, []]}"#,
+            r#"[{"dup": 1, "dup": {"x": [[]]}}, "\u00e9", 12345678901234]"#,
+            r#"{"k\/ey": {"nested": {"deeper": ["x"]}}, "e": ""}"#,
+            "\"just a string\"",
+            "42",
+        ];
+        for doc in docs {
+            let mut unit = crate::formats::Unit::default();
+            let mut builder = TreeBuilder::default();
+            crate::formats::json::tokenize_tree(doc.as_bytes(), 0, &mut unit, &mut builder)
+                .expect("valid JSON");
+            assert_eq!(builder.finish(), Some(parse(doc)), "{doc}");
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let mut unit = crate::formats::Unit::default();
+        let mut builder = TreeBuilder::default();
+        crate::formats::json::tokenize_tree(deep.as_bytes(), 0, &mut unit, &mut builder)
+            .expect("the tokenizer takes any depth");
+        assert_eq!(
+            builder.finish(),
+            None,
+            "too deep for a tree, as for Node::parse"
+        );
     }
 
     #[test]

@@ -113,23 +113,27 @@ impl<'a> FileAudit<'a> {
         self.cfg.is_manifest(name)
     }
 
-    /// Audits one JSON record: `doc` sits at file offset `base`.
-    pub fn record(&mut self, doc: &[u8], base: usize) {
-        let index = self.records;
-        self.records += 1;
+    /// Whether the next record (`doc`) is audited, and so needs its tree: records of a
+    /// known format, the first of an unknown file, and any that mention a hash.
+    pub fn wants_tree(&self, doc: &[u8]) -> bool {
         let known = self.validator.format.is_some_and(|f| f != SeedFormat::None);
-        let undecided = self.validator.format.is_none() && index == 0;
+        let undecided = self.validator.format.is_none() && self.records == 0;
         // `hash` also finds `_hash` keys and a bare `hash` key. Searched only when the
-        // format does not call for a parse anyway.
+        // format does not call for a tree anyway.
         let has_hashes = || {
             memchr::memmem::find(doc, b"sha256").is_some()
                 || memchr::memmem::find(doc, b"hash").is_some()
         };
-        if !(known || undecided || has_hashes()) || doc.len() > MAX_AUDIT_RECORD {
-            return;
-        }
-        // serde_json stops at 128 levels of nesting: such a record is left to the scanner.
-        let Ok(value) = Node::parse(doc) else {
+        (known || undecided || has_hashes()) && doc.len() <= MAX_AUDIT_RECORD
+    }
+
+    /// Audits one JSON record: `doc` sits at file offset `base`; `tree` is its tree when
+    /// [`FileAudit::wants_tree`] asked for one (and it was not too deep to build: such a
+    /// record is left to the privacy scan).
+    pub fn record(&mut self, tree: Option<Node>, doc: &[u8], base: usize) {
+        let index = self.records;
+        self.records += 1;
+        let Some(value) = tree else {
             return;
         };
         let mut issues: Vec<Issue> = Vec::new();

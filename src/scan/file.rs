@@ -8,6 +8,7 @@ use super::decode;
 use super::excerpt::{excerpt, mask_in_pointer, redact_pointer};
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::{Finding, Location};
+use crate::formats::tree::{Node, TreeBuilder};
 use crate::formats::{Encoding, LineIndex, Unit, json};
 use crate::provenance::Claim;
 use crate::report::fingerprint::FingerprintKey;
@@ -140,21 +141,32 @@ impl<'a> FileScanner<'a> {
         (std::mem::take(&mut self.findings), claims)
     }
 
-    fn audit_record(&mut self, doc: &[u8], base: usize) {
+    /// Whether the audit wants the tree of record `doc`.
+    fn wants_tree(&self, doc: &[u8]) -> bool {
+        self.audit.as_ref().is_some_and(|a| a.wants_tree(doc))
+    }
+
+    fn audit_record(&mut self, tree: Option<Node>, doc: &[u8], base: usize) {
         if let Some(a) = self.audit.as_mut() {
-            a.record(doc, base);
+            a.record(tree, doc, base);
         }
     }
 
     fn scan_json(&mut self, name: &str) {
         let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
+        let text = self.text;
         let mut unit = Unit::default();
-        match json::tokenize(self.text, 0, &mut unit) {
-            Ok(end) if self.text[end..].iter().all(u8::is_ascii_whitespace) => {
+        let mut tree = TreeBuilder::default();
+        let outcome = match self.wants_tree(text) {
+            true => json::tokenize_tree(text, 0, &mut unit, &mut tree),
+            false => json::tokenize(text, 0, &mut unit),
+        };
+        match outcome {
+            Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
                     self.judge(&unit);
                 }
-                self.audit_record(&self.text[..end], 0);
+                self.audit_record(tree.finish(), &text[..end], 0);
             }
             // Several documents one after another: JSON Lines under another name.
             Ok(_) => self.scan_jsonl(0, named_json),
@@ -176,7 +188,12 @@ impl<'a> FileScanner<'a> {
             let line = &text[pos..end];
             if !line.iter().all(u8::is_ascii_whitespace) {
                 let mark = (unit.text.len(), unit.segments.len(), unit.checkpoints.len());
-                let outcome = json::tokenize(line, pos, &mut unit).and_then(|used| {
+                let mut tree = TreeBuilder::default();
+                let tokens = match self.wants_tree(line) {
+                    true => json::tokenize_tree(line, pos, &mut unit, &mut tree),
+                    false => json::tokenize(line, pos, &mut unit),
+                };
+                let outcome = tokens.and_then(|used| {
                     match line[used..].iter().all(u8::is_ascii_whitespace) {
                         true => Ok(()),
                         false => Err(json::JsonError {
@@ -186,7 +203,7 @@ impl<'a> FileScanner<'a> {
                     }
                 });
                 match outcome {
-                    Ok(()) => self.audit_record(line, pos),
+                    Ok(()) => self.audit_record(tree.finish(), line, pos),
                     Err(err) => {
                         // Keep scanning: the bad line is reported and read as plain text.
                         unit.text.truncate(mark.0);
