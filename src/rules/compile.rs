@@ -278,7 +278,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             ));
         }
     };
-    let compiled = pattern::compile(&origin, &id, &pattern)?;
+    let compiled = pattern::compile(&origin, &id, &pattern, &spec.keywords)?;
     let trigger = if spec.keywords.is_empty() {
         compiled.implied_trigger
     } else {
@@ -340,7 +340,7 @@ fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
         r"(?i)(?:^|[^A-Za-z0-9.@_-])(?P<value>(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)*(?:{}))(?:[^A-Za-z0-9_-]|$)",
         alts.join("|")
     );
-    let compiled = pattern::compile("privacy.org_domains", "hostname.org_domain", &pattern)?;
+    let compiled = pattern::compile("privacy.org_domains", "hostname.org_domain", &pattern, &[])?;
     Ok(Some(Rule {
         id: "hostname.org_domain".into(),
         category: Category::Hostname,

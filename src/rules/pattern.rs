@@ -60,11 +60,13 @@ pub struct Pattern {
     pub required: Option<Required>,
 }
 
-/// One to three bytes, at least one of which every match holds.
+/// One to three bytes, at least one of which every match holds; or one byte that every
+/// match holds `min` times (the two colons of an IPv6 address, whose trigger is `:`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Required {
     bytes: [u8; 3],
     len: u8,
+    min: u32,
 }
 
 impl Required {
@@ -72,6 +74,11 @@ impl Required {
     /// regex it spares.
     pub fn found_in(&self, hay: &[u8]) -> bool {
         let b = self.bytes;
+        if self.min > 1 {
+            return memchr::memchr_iter(b[0], hay)
+                .nth(self.min as usize - 1)
+                .is_some();
+        }
         match self.len {
             1 => memchr::memchr(b[0], hay).is_some(),
             2 => memchr::memchr2(b[0], b[1], hay).is_some(),
@@ -143,7 +150,10 @@ fn builder() -> meta::Builder {
 /// their ASCII forms. Every built-in rule is ASCII by nature (keys, tokens, paths), and
 /// Unicode classes made compiling the rule set five times slower (34 ms → 7 ms), which
 /// a git hook pays on every commit. A rule that needs Unicode says so with `(?u:...)`.
-pub fn compile(origin: &str, id: &str, source: &str) -> Result<Pattern> {
+///
+/// `keywords` are the rule's: a one-byte keyword is where the rule runs, so it makes no
+/// gate (see [`Pattern::required`]).
+pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Result<Pattern> {
     let bad = |e: String| Error::rules(origin, format!("rule `{id}`: bad regex: {e}"));
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
@@ -165,35 +175,81 @@ pub fn compile(origin: &str, id: &str, source: &str) -> Result<Pattern> {
         value_group,
         reach,
         implied_trigger: implied_trigger(&hir),
-        required: required_bytes(&hir),
+        required: required_bytes(&hir, &trigger_bytes(&hir, keywords)),
     })
 }
 
-/// The smallest set of [`TRIGGER_BYTES`] (one, else two, else three of them) that
-/// every match must draw from. Letters, digits and spaces are left out on purpose: a
-/// gate made of common bytes would let nearly every window through.
-fn required_bytes(hir: &Hir) -> Option<Required> {
-    let n = TRIGGER_BYTES.len();
-    let single = (0..n).map(|i| vec![TRIGGER_BYTES[i]]);
-    let pairs =
-        (0..n).flat_map(|i| (i + 1..n).map(move |j| vec![TRIGGER_BYTES[i], TRIGGER_BYTES[j]]));
-    let triples = (0..n).flat_map(|i| {
-        (i + 1..n).flat_map(move |j| {
-            (j + 1..n).map(move |k| vec![TRIGGER_BYTES[i], TRIGGER_BYTES[j], TRIGGER_BYTES[k]])
+/// The bytes whose occurrences open the rule's windows: its one-byte keywords, or
+/// (with no keyword) its implied trigger byte.
+fn trigger_bytes(hir: &Hir, keywords: &[String]) -> Vec<u8> {
+    let mut bytes: Vec<u8> = keywords
+        .iter()
+        .filter_map(|k| match k.as_bytes() {
+            [b] => Some(*b),
+            _ => None,
         })
+        .collect();
+    if keywords.is_empty()
+        && let Trigger::Byte(b) = implied_trigger(hir)
+    {
+        bytes.push(b);
+    }
+    bytes
+}
+
+/// The smallest set of [`TRIGGER_BYTES`] (one, else two, else three of them) that
+/// every match must draw from, leaving out the bytes that trigger the rule (every
+/// window holds those). Letters, digits and spaces are left out on purpose: a gate
+/// made of common bytes would let nearly every window through. Failing a set, a
+/// trigger byte that every match holds at least twice.
+fn required_bytes(hir: &Hir, triggers: &[u8]) -> Option<Required> {
+    let rare: Vec<u8> = TRIGGER_BYTES
+        .iter()
+        .copied()
+        .filter(|b| !triggers.contains(b))
+        .collect();
+    let n = rare.len();
+    let rare = &rare;
+    let single = (0..n).map(|i| vec![rare[i]]);
+    let pairs = (0..n).flat_map(|i| (i + 1..n).map(move |j| vec![rare[i], rare[j]]));
+    let triples = (0..n).flat_map(|i| {
+        (i + 1..n).flat_map(move |j| (j + 1..n).map(move |k| vec![rare[i], rare[j], rare[k]]))
     });
-    single
+    let set = single
         .chain(pairs)
         .chain(triples)
-        .find(|set| must_contain(hir, &|b| set.contains(&b)))
-        .map(|set| {
-            let mut bytes = [0; 3];
-            bytes[..set.len()].copy_from_slice(&set);
-            Required {
-                bytes,
-                len: set.len() as u8,
-            }
-        })
+        .find(|set| must_contain(hir, &|b| set.contains(&b)));
+    if let Some(set) = set {
+        let mut bytes = [0; 3];
+        bytes[..set.len()].copy_from_slice(&set);
+        return Some(Required {
+            bytes,
+            len: set.len() as u8,
+            min: 1,
+        });
+    }
+    let &[b] = triggers else { return None };
+    let min = min_count(hir, b);
+    (min >= 2).then_some(Required {
+        bytes: [b, 0, 0],
+        len: 1,
+        min: min.min(64) as u32,
+    })
+}
+
+/// How many times every match of `hir` holds byte `b`, at least.
+fn min_count(hir: &Hir, b: u8) -> usize {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 0,
+        HirKind::Literal(lit) => lit.0.iter().filter(|&&x| x == b).count(),
+        HirKind::Class(class) => usize::from(class_within(class, &|x| x == b)),
+        HirKind::Repetition(rep) => (rep.min as usize).saturating_mul(min_count(&rep.sub, b)),
+        HirKind::Capture(cap) => min_count(&cap.sub, b),
+        HirKind::Concat(parts) => parts
+            .iter()
+            .fold(0, |n, p| n.saturating_add(min_count(p, b))),
+        HirKind::Alternation(alts) => alts.iter().map(|a| min_count(a, b)).min().unwrap_or(0),
+    }
 }
 
 fn implied_trigger(hir: &Hir) -> Trigger {
@@ -270,7 +326,7 @@ mod tests {
     use super::*;
 
     fn p(src: &str) -> Pattern {
-        compile("test", "t", src).expect("compiles")
+        compile("test", "t", src, &[]).expect("compiles")
     }
 
     #[test]
@@ -316,10 +372,23 @@ mod tests {
         assert_eq!(p(r"[:=]?\w+").required, None, "optional");
         let either = p(r"(?:a@|b/|c\\)x").required.map(|r| r.bytes().to_vec());
         assert_eq!(either, Some(br"@\/".to_vec()));
+        // A Windows path is triggered by its `:`; the slash after it is the gate.
+        let path = p(r"[A-Za-z]:(?:\\{1,2}|/)\w+")
+            .required
+            .map(|r| r.bytes().to_vec());
+        assert_eq!(path, Some(br"\/".to_vec()));
+        // IPv6 is triggered by `:` and holds two.
+        let colon = [":".to_string()];
+        let v6 = compile("test", "t", r"(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}", &colon)
+            .expect("compiles");
+        assert!(
+            v6.required
+                .is_some_and(|r| !r.found_in(b"sha256:ab") && r.found_in(b"fe80::1"))
+        );
     }
 
     #[test]
     fn pathological_patterns_are_rejected() {
-        assert!(compile("test", "t", "(a{1000}){1000}").is_err());
+        assert!(compile("test", "t", "(a{1000}){1000}", &[]).is_err());
     }
 }
