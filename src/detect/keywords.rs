@@ -48,35 +48,51 @@ impl KeywordScan {
             .build(patterns)
             .map_err(|e| e.to_string())?;
         let start = dfa.start_state(Anchored::No).map_err(|e| e.to_string())?;
-        // Every state reachable from the start, match states first.
+        // Every state reachable from the start, breadth first, with its row of next
+        // states (as breadth-first numbers); `number[sid]` is a state's number plus one.
         let mut states = vec![start];
-        let mut index = std::collections::HashMap::from([(start, 0usize)]);
+        let mut number: Vec<u32> = Vec::new();
+        let mut rows: Vec<u32> = Vec::new();
+        let mut numbered = |sid: StateID, states: &mut Vec<StateID>| {
+            let at = sid.as_usize();
+            if number.len() <= at {
+                number.resize(at + 1, 0);
+            }
+            if number[at] == 0 {
+                states.push(sid);
+                number[at] = states.len() as u32;
+            }
+            number[at] - 1
+        };
+        numbered(start, &mut Vec::new());
         let mut i = 0;
         while i < states.len() {
             for b in 0..=255u8 {
                 let next = dfa.next_state(Anchored::No, states[i], b);
-                if let std::collections::hash_map::Entry::Vacant(e) = index.entry(next) {
-                    e.insert(states.len());
-                    states.push(next);
-                }
+                rows.push(numbered(next, &mut states));
             }
             i += 1;
         }
         if states.len() > usize::from(u16::MAX) {
             return Err(format!("{} keyword states: too many", states.len()));
         }
-        states.sort_by_key(|&sid| !dfa.is_match(sid));
-        let index: std::collections::HashMap<StateID, u16> = states
-            .iter()
-            .enumerate()
-            .map(|(i, &sid)| (sid, i as u16))
-            .collect();
-        let id = |sid: StateID| index.get(&sid).copied().unwrap_or(0);
-        let mut table = Vec::with_capacity(states.len() << 8);
-        for &sid in &states {
-            table.extend((0..=255u8).map(|b| id(dfa.next_state(Anchored::No, sid, b))));
+        // Renumbered with match states first.
+        let mut order: Vec<usize> = (0..states.len()).collect();
+        order.sort_by_key(|&k| !dfa.is_match(states[k]));
+        let mut renumber = vec![0u16; states.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new as u16;
         }
-        let matching = states.iter().take_while(|&&sid| dfa.is_match(sid)).count() as u16;
+        let mut table = Vec::with_capacity(states.len() << 8);
+        for &old in &order {
+            let row = &rows[old << 8..(old + 1) << 8];
+            table.extend(row.iter().map(|&next| renumber[next as usize]));
+        }
+        let matching = order
+            .iter()
+            .take_while(|&&k| dfa.is_match(states[k]))
+            .count() as u16;
+        let states: Vec<StateID> = order.iter().map(|&k| states[k]).collect();
         let (mut found_at, mut found) = (vec![0u32], Vec::new());
         for &sid in &states[..usize::from(matching)] {
             for m in 0..dfa.match_len(sid) {
@@ -87,7 +103,7 @@ impl KeywordScan {
         }
         Ok(KeywordScan {
             table,
-            start: id(start),
+            start: renumber[0],
             matching,
             found_at,
             found,
