@@ -189,3 +189,23 @@ fn neighbouring_and_empty_values_keep_their_matches() {
         assert_eq!(phones, want, "{doc}");
     }
 }
+
+/// A digit match may begin on the separator before its value (`(?:^|[^\w-])` consumes
+/// it). The window of a neighbouring rule opened from that match must still reach into
+/// the value: it was clamped to the key before it, and the SSN after the IP was lost.
+#[test]
+fn a_match_starting_on_a_separator_opens_windows_in_its_own_value() {
+    for doc in [
+        r#"{"k":"10.0.3.17 536-22-1844"}"#,
+        r#"{"k":"10.0.3.17 (415) 867-5309"}"#,
+    ] {
+        let report = scan_one("v.json", doc);
+        let rules: Vec<String> = findings(&report).into_iter().map(|f| f.5).collect();
+        assert!(
+            rules
+                .iter()
+                .any(|r| r == "pii.us_ssn" || r.starts_with("pii.phone")),
+            "{doc}: {rules:?}"
+        );
+    }
+}

@@ -59,7 +59,10 @@ impl Windows {
         {
             return; // the last window already holds every match through this hit
         }
-        let seg = at.segment(hs);
+        // A hit that starts on the separator before a value (a boundary byte a match
+        // consumed) belongs to no single segment: clamping it to the segment before would
+        // cut the window off at the hit.
+        let seg = at.segment(hs).filter(|&s| he <= unit.segments[s].end);
         // A segment without a newline is one line already: its bounds are the line's.
         let one_line = seg.is_some_and(|s| !at.has_newline(s));
         if reach.single_line && !one_line {

@@ -157,7 +157,8 @@ impl<'a> FileScanner<'a> {
         let text = self.text;
         let mut unit = Unit::default();
         let mut tree = TreeBuilder::default();
-        let outcome = match self.wants_tree(text) {
+        // The size limit is the document's, not the trailing whitespace's.
+        let outcome = match self.wants_tree(text.trim_ascii_end()) {
             true => json::tokenize_tree(text, 0, &mut unit, &mut tree),
             false => json::tokenize(text, 0, &mut unit),
         };
