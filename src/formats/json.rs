@@ -50,11 +50,13 @@ fn tokenize_into<'d>(
     tree: Option<&mut TreeBuilder<'d>>,
 ) -> Result<usize, JsonError> {
     // Checked once here rather than string by string: a tree borrows its strings from
-    // the document when it is UTF-8 (as it nearly always is).
+    // the document. A document that is not UTF-8 gets no tree (as with `Node::parse`):
+    // lossy strings would make its text hashes look wrong.
     let text = tree
         .is_some()
         .then(|| std::str::from_utf8(doc).ok())
         .flatten();
+    let tree = tree.filter(|_| text.is_some());
     let mut p = Parser {
         doc,
         text,

@@ -586,6 +586,15 @@ mod tests {
                 .expect("valid JSON");
             assert_eq!(builder.finish(), Some(parse(doc)), "{doc}");
         }
+        let mut unit = crate::formats::Unit::default();
+        let mut builder = TreeBuilder::default();
+        crate::formats::json::tokenize_tree(b"[\"\xff\"]", 0, &mut unit, &mut builder)
+            .expect("the tokenizer takes any bytes in a string");
+        assert_eq!(
+            builder.finish(),
+            None,
+            "not UTF-8: no tree, as for Node::parse"
+        );
         let deep = "[".repeat(200) + &"]".repeat(200);
         let mut unit = crate::formats::Unit::default();
         let mut builder = TreeBuilder::default();
