@@ -22,17 +22,18 @@ pub(super) fn collect_windows(
     let windows = &mut scratch.windows;
     let starts = &scratch.seg_starts;
     let mut at = Cursor::new(unit, starts);
-    let mut hit = |r: usize, hs: usize, he: usize| {
+    let mut hit = |r: usize, hs: usize, he: usize, check_bytes: bool| {
         if wanted(r)
             && let Matcher::Regex(p) = &rules.rules[r].matcher
+            && (!check_bytes || p.alphabet.contains_all(&text[hs..he]))
         {
             windows[r].add(&mut at, hs, he, p.reach, true);
         }
     };
     if let Some(keywords) = &rules.prefilter {
         keywords.for_each(text, &mut scratch.lanes, |pattern, start, end| {
-            for &r in &rules.keyword_owners[pattern] {
-                hit(r, start, end);
+            for owner in &rules.keyword_owners[pattern] {
+                hit(owner.rule, start, end, owner.check_bytes);
             }
         });
     }
@@ -40,7 +41,7 @@ pub(super) fn collect_windows(
         let upper = byte.to_ascii_uppercase();
         for pos in memchr::memchr2_iter(*byte, upper, text) {
             for &r in owners {
-                hit(r, pos, pos + 1);
+                hit(r, pos, pos + 1, false);
             }
         }
     }

@@ -67,6 +67,16 @@ pub struct Rule {
     pub examples_field: Option<String>,
 }
 
+/// A rule that owns a keyword of the prefilter.
+#[derive(Debug, Clone, Copy)]
+pub struct KeywordOwner {
+    pub rule: usize,
+    /// The rule's matches cannot hold every spelling the case-insensitive pass reports
+    /// (`SK` of `\bSK[0-9a-f]{32}`, never `sk`): an occurrence opens a window only when
+    /// its bytes are in the rule's alphabet.
+    pub check_bytes: bool,
+}
+
 /// Everything detection needs, compiled and immutable for the run.
 pub struct RuleSet {
     pub rules: Vec<Rule>,
@@ -74,7 +84,7 @@ pub struct RuleSet {
     pub denylist: Option<Denylist>,
     pub prefilter: Option<KeywordScan>,
     /// Prefilter pattern id → rules that own that keyword.
-    pub keyword_owners: Vec<Vec<usize>>,
+    pub keyword_owners: Vec<Vec<KeywordOwner>>,
     /// One-byte keywords and trigger bytes (`@`, `+`, `:`): `memchr` finds them faster
     /// than the automaton, which would report a match every few bytes.
     pub byte_keywords: Vec<(u8, Vec<usize>)>,
@@ -129,7 +139,7 @@ impl RuleSet {
         }
         let mut patterns: Vec<String> = Vec::new();
         let mut byte_keywords: Vec<(u8, Vec<usize>)> = Vec::new();
-        let mut keyword_owners: Vec<Vec<usize>> = Vec::new();
+        let mut keyword_owners: Vec<Vec<KeywordOwner>> = Vec::new();
         let (mut digit_rules, mut always_rules, mut field_rules) = (vec![], vec![], vec![]);
         let mut add_byte = |b: u8, i: usize| match byte_keywords.iter_mut().find(|(x, _)| *x == b) {
             Some((_, owners)) => owners.push(i),
@@ -155,11 +165,18 @@ impl RuleSet {
                     add_byte(*b, i);
                     continue;
                 }
+                let owner = KeywordOwner {
+                    rule: i,
+                    check_bytes: match &rule.matcher {
+                        Matcher::Regex(p) => !p.alphabet.holds_every_case_of(kw.as_bytes()),
+                        _ => false,
+                    },
+                };
                 match patterns.iter().position(|p| *p == kw) {
-                    Some(p) => keyword_owners[p].push(i),
+                    Some(p) => keyword_owners[p].push(owner),
                     None => {
                         patterns.push(kw);
-                        keyword_owners.push(vec![i]);
+                        keyword_owners.push(vec![owner]);
                     }
                 }
             }

@@ -1,6 +1,7 @@
 //! Rules are data: `rules/*.toml` (compiled in) plus the operator's rule folders, turned
 //! once per run into a [`RuleSet`] that detection only reads.
 
+pub mod alphabet;
 pub mod builtin;
 mod compile;
 mod fields;
@@ -8,7 +9,7 @@ pub mod model;
 pub mod pattern;
 pub mod selftest;
 
-pub use compile::{Matcher, Rule, RuleSet};
+pub use compile::{KeywordOwner, Matcher, Rule, RuleSet};
 pub use fields::FieldFilter;
 pub use model::{Examples, RuleFile, RuleSpec};
 

@@ -3,6 +3,7 @@
 //! keywords) which byte every match must contain. Detection uses these facts to run
 //! the regex only in small windows around the places a match could be.
 
+use super::alphabet::{ByteSet, alphabet};
 use crate::error::{Error, Result};
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
@@ -58,6 +59,8 @@ pub struct Pattern {
     /// Rare bytes of which every match holds at least one (`[:=]` in a key/value
     /// rule): a keyword's window without any of them cannot hold a match.
     pub required: Option<Required>,
+    /// Every byte a match can hold (see [`super::alphabet`]).
+    pub alphabet: ByteSet,
 }
 
 /// One to three bytes, at least one of which every match holds; or one byte that every
@@ -176,6 +179,7 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
         reach,
         implied_trigger: implied_trigger(&hir),
         required: required_bytes(&hir, &trigger_bytes(&hir, keywords)),
+        alphabet: alphabet(&hir),
     })
 }
 
