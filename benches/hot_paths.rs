@@ -81,7 +81,12 @@ fn prose_unit(bytes: usize) -> Unit {
 }
 
 /// Runs `f` for about half a second; prints the median throughput over `bytes`.
+/// `cargo bench --bench hot_paths -- WORD` runs only the benchmarks whose name holds WORD.
 fn bench(name: &str, bytes: usize, mut f: impl FnMut()) {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    if filter.is_some_and(|w| !name.contains(&w)) {
+        return;
+    }
     f(); // warm caches and lazy DFAs
     let mut samples = Vec::new();
     let deadline = Instant::now() + Duration::from_millis(500);

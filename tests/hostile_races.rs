@@ -100,8 +100,16 @@ fn a_file_truncated_or_replaced_while_read_gives_a_consistent_outcome() {
                     assert_eq!(emails, 1, "the whole file was read: its address is found");
                     whole += 1;
                 } else {
-                    assert!(outcome.record.bytes < full.len() as u64);
-                    assert_eq!(emails, 0, "a prefix never holds the address");
+                    // A read racing an in-place truncation can return the file's full
+                    // length and still not its bytes (read and truncate are not atomic;
+                    // seen here in about one run in three), so "not the whole file" does
+                    // not always mean "shorter". Never longer, and the address, which
+                    // ends the file, is found only by a read that reached the end.
+                    assert!(outcome.record.bytes <= full.len() as u64);
+                    assert!(emails <= 1);
+                    if outcome.record.bytes < full.len() as u64 {
+                        assert_eq!(emails, 0, "a prefix never holds the address");
+                    }
                     partial += 1;
                 }
             }

@@ -8,6 +8,12 @@ use crate::formats::Unit;
 use crate::rules::{Matcher, RuleSet};
 use regex_automata::{Input, PatternSet};
 
+/// Digit runs closer than this are searched as one range. Text is full of short digit
+/// runs (ids, counters, digests); one joint search per run cost more in calls than in
+/// bytes. Searching the gap between two runs is harmless: a joint match only decides
+/// which members get windows (see [`digit_candidates`]), and those windows are exact.
+const DIGIT_GAP: usize = 64;
+
 /// Opens the windows of every rule (or of `only`) from the hits in `unit`.
 pub(super) fn collect_windows(
     rules: &RuleSet,
@@ -53,11 +59,15 @@ pub(super) fn collect_windows(
     if let Some(group) = &rules.digits
         && group.rules.iter().any(|&r| wanted(r))
     {
-        let mut at = Cursor::new(unit, &scratch.seg_starts);
+        let n = group.reach.span();
+        let ranges = &mut scratch.digit_ranges;
+        ranges.clear();
         for (start, end) in digit_runs(text) {
-            scratch
-                .digit_windows
-                .add(&mut at, start, end, group.reach, false);
+            let (lo, hi) = (start.saturating_sub(n), (end + n).min(text.len()));
+            match ranges.last_mut() {
+                Some(last) if lo <= last.1 + DIGIT_GAP => last.1 = hi,
+                _ => ranges.push((lo, hi)),
+            }
         }
         digit_candidates(rules, unit, scratch, &wanted);
     }
@@ -74,12 +84,12 @@ fn digit_candidates(
     let Some(group) = &rules.digits else {
         return;
     };
-    if scratch.digit_windows.is_empty() {
+    if scratch.digit_ranges.is_empty() {
         return;
     }
     let Scratch {
         windows,
-        digit_windows,
+        digit_ranges,
         digit_cache,
         digit_members,
         digit_which_cache,
@@ -90,7 +100,7 @@ fn digit_candidates(
     let which_cache = digit_which_cache.get_or_insert_with(|| group.which.create_cache());
     let members = digit_members.get_or_insert_with(|| PatternSet::new(group.any.pattern_len()));
     let mut at = Cursor::new(unit, seg_starts);
-    for &(lo, hi) in digit_windows.finish() {
+    for &(lo, hi) in digit_ranges.iter() {
         let mut input = Input::new(&unit.text[..]).range(lo..hi);
         while let Some(m) = group.any.search_with(cache, &input) {
             // Which members match around here at all: usually one, so the other

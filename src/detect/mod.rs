@@ -44,7 +44,8 @@ pub struct RawMatch {
 pub struct Scratch {
     windows: Vec<Windows>,
     engines: Vec<Option<Engine>>,
-    digit_windows: Windows,
+    /// Ranges around digit runs, for the digit group's joint search.
+    digit_ranges: Vec<(usize, usize)>,
     digit_cache: Option<Cache>,
     digit_members: Option<PatternSet>,
     digit_which_cache: Option<Cache>,
@@ -62,7 +63,7 @@ impl Scratch {
         self.windows.resize_with(rules, Windows::default);
         self.engines.resize_with(rules, || None);
         self.windows.iter_mut().for_each(Windows::clear);
-        self.digit_windows.clear();
+        self.digit_ranges.clear();
     }
 }
 

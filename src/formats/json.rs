@@ -254,16 +254,20 @@ impl<'d> Parser<'d, '_> {
             return Err(self.error("expected a string key"));
         }
         let seg = self.string(unit, None, true)?;
-        if self.tree.is_some() {
+        let node = if self.tree.is_some() {
+            // The tree's key is checked UTF-8 already (with the whole document).
             let key = self.string_text(unit, seg);
+            let node = unit.paths.key(parent, &key);
             if let Some(t) = self.tree.as_deref_mut() {
                 t.key(key);
             }
-        }
-        let name = &unit.text[unit.segments[seg].start..];
-        let node = match std::str::from_utf8(name) {
-            Ok(key) => unit.paths.key(parent, key),
-            Err(_) => unit.paths.key(parent, &String::from_utf8_lossy(name)),
+            node
+        } else {
+            let name = &unit.text[unit.segments[seg].start..];
+            match std::str::from_utf8(name) {
+                Ok(key) => unit.paths.key(parent, key),
+                Err(_) => unit.paths.key(parent, &String::from_utf8_lossy(name)),
+            }
         };
         unit.segments[seg].node = Some(node);
         self.skip_ws();
