@@ -72,6 +72,9 @@ pub struct Scanner {
     threads: usize,
     mode: Mode,
     strict: bool,
+    /// Read buffers lent to one file at a time: as many as workers, each kept as large
+    /// as the files it has read (see [`read::ReadBuffers`]). Taken once per file.
+    buffers: std::sync::Mutex<Vec<read::ReadBuffers>>,
 }
 
 impl Scanner {
@@ -89,6 +92,7 @@ impl Scanner {
             threads,
             mode: Mode::Full,
             strict: false,
+            buffers: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -260,7 +264,21 @@ impl Scanner {
 
     /// Reads and scans one file on disk; `rel` is the path the report shows.
     pub fn scan_path(&self, path: &Path, rel: String) -> FileOutcome {
-        match read::read_file(path, self.config.scan.max_file_bytes) {
+        let lock = || self.buffers.lock().unwrap_or_else(|e| e.into_inner());
+        let mut bufs = lock().pop().unwrap_or_default();
+        let outcome = self.scan_path_with(path, rel, &mut bufs);
+        bufs.trim();
+        lock().push(bufs);
+        outcome
+    }
+
+    fn scan_path_with(
+        &self,
+        path: &Path,
+        rel: String,
+        bufs: &mut read::ReadBuffers,
+    ) -> FileOutcome {
+        match read::read_file_into(path, self.config.scan.max_file_bytes, bufs) {
             Ok(data) => {
                 self.cache.record(path, data.stamp, &data.sha256);
                 let name = path
@@ -270,7 +288,7 @@ impl Scanner {
                 let transcript = sibling_transcript(path, &name);
                 let audit = FileAudit::new(&self.audit, &rel, transcript);
                 let (findings, claims) =
-                    file::FileScanner::new(&self.rules, &self.key, &rel, &data.text)
+                    file::FileScanner::new(&self.rules, &self.key, &rel, bufs.text(&data))
                         .with_audit(Some(audit), self.mode == Mode::Full)
                         .run(&name);
                 FileOutcome {

@@ -61,6 +61,43 @@ pub struct FileData {
     pub stamp: crate::provenance::cache::Stamp,
 }
 
+/// What was learned reading a file into [`ReadBuffers`]; the text stays in them.
+pub struct FileMeta {
+    pub sha256: String,
+    pub bytes: u64,
+    pub gzip: bool,
+    pub stamp: crate::provenance::cache::Stamp,
+}
+
+/// One worker's read buffers, kept from file to file: the file's bytes and, for gzip,
+/// its inflated text. Reading a file then costs no allocation once they are as large
+/// as the files, and no copy when a buffer grows.
+#[derive(Default)]
+pub struct ReadBuffers {
+    raw: Vec<u8>,
+    inflated: Vec<u8>,
+}
+
+impl ReadBuffers {
+    /// Buffers above this are given back after the file, so one huge file does not pin
+    /// its size in a long-lived worker (the daemon's).
+    const KEEP: usize = 16 << 20;
+
+    /// The text of the file last read by [`read_file_into`].
+    pub fn text(&self, meta: &FileMeta) -> &[u8] {
+        if meta.gzip { &self.inflated } else { &self.raw }
+    }
+
+    /// Drops buffers grown past [`ReadBuffers::KEEP`].
+    pub fn trim(&mut self) {
+        for buf in [&mut self.raw, &mut self.inflated] {
+            if buf.capacity() > Self::KEEP {
+                *buf = Vec::new();
+            }
+        }
+    }
+}
+
 /// A skip, with whatever was learned before deciding it.
 pub struct Skipped {
     pub reason: SkipReason,
@@ -71,7 +108,29 @@ pub struct Skipped {
     pub stamp: Option<crate::provenance::cache::Stamp>,
 }
 
+/// Reads a file into fresh buffers: for one-off reads (a sibling transcript).
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
+    let mut bufs = ReadBuffers::default();
+    let meta = read_file_into(path, max_bytes, &mut bufs)?;
+    let text = match meta.gzip {
+        true => bufs.inflated,
+        false => bufs.raw,
+    };
+    Ok(FileData {
+        sha256: meta.sha256,
+        bytes: meta.bytes,
+        text,
+        gzip: meta.gzip,
+        stamp: meta.stamp,
+    })
+}
+
+/// Reads, hashes and (for gzip) inflates a file into `bufs`.
+pub fn read_file_into(
+    path: &Path,
+    max_bytes: u64,
+    bufs: &mut ReadBuffers,
+) -> Result<FileMeta, Skipped> {
     let skip = |reason, bytes| Skipped {
         reason,
         sha256: None,
@@ -95,10 +154,12 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
         };
         return Err(skip(reason, meta.len()));
     }
-    let mut raw = Vec::with_capacity(meta.len() as usize);
+    let raw = &mut bufs.raw;
+    raw.clear();
+    raw.reserve(meta.len() as usize);
     // Read one byte past the cap so a file that grew after `fstat` is still caught.
     file.take(max_bytes + 1)
-        .read_to_end(&mut raw)
+        .read_to_end(raw)
         .map_err(|e| skip(SkipReason::Unreadable(e.to_string()), meta.len()))?;
     let bytes = raw.len() as u64;
     if bytes > max_bytes {
@@ -108,46 +169,70 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
         };
         return Err(skip(reason, bytes));
     }
-    let sha256 = hex::encode(&Sha256::digest(&raw));
+    let sha256 = hex::encode(&Sha256::digest(&raw[..]));
     let stamp = crate::provenance::cache::Stamp::of(&meta);
-    decode_bytes(raw, max_bytes)
-        .map_err(|reason| Skipped {
-            reason,
-            sha256: Some(sha256.clone()),
-            bytes,
-            stamp: Some(stamp),
-        })
-        .map(|(text, gzip)| FileData {
+    let gzip = is_gzip(raw);
+    let checked = match gzip {
+        true => {
+            gunzip_into(raw, max_bytes, &mut bufs.inflated).and_then(|()| text_only(&bufs.inflated))
+        }
+        false => text_only(raw),
+    };
+    match checked {
+        Ok(()) => Ok(FileMeta {
             sha256,
             bytes,
-            text,
             gzip,
             stamp,
-        })
+        }),
+        Err(reason) => Err(Skipped {
+            reason,
+            sha256: Some(sha256),
+            bytes,
+            stamp: Some(stamp),
+        }),
+    }
+}
+
+fn is_gzip(raw: &[u8]) -> bool {
+    raw.starts_with(&[0x1f, 0x8b])
+}
+
+/// Binary content is skipped, as git and ripgrep decide it: a NUL early on.
+fn text_only(text: &[u8]) -> Result<(), SkipReason> {
+    match memchr::memchr(0, &text[..text.len().min(BINARY_SNIFF)]) {
+        Some(_) => Err(SkipReason::Binary),
+        None => Ok(()),
+    }
 }
 
 /// Inflates gzip (bounded) and rejects binary content. Shared by files on disk and
 /// in-memory blobs.
 pub fn decode_bytes(raw: Vec<u8>, max_bytes: u64) -> Result<(Vec<u8>, bool), SkipReason> {
-    let gzip = raw.starts_with(&[0x1f, 0x8b]);
+    let gzip = is_gzip(&raw);
     let text = if gzip { gunzip(&raw, max_bytes)? } else { raw };
-    if memchr::memchr(0, &text[..text.len().min(BINARY_SNIFF)]).is_some() {
-        return Err(SkipReason::Binary);
-    }
+    text_only(&text)?;
     Ok((text, gzip))
 }
 
 /// Inflates every gzip member, refusing to produce more than `limit` bytes.
 pub fn gunzip(raw: &[u8], limit: u64) -> Result<Vec<u8>, SkipReason> {
     let mut out = Vec::new();
+    gunzip_into(raw, limit, &mut out)?;
+    Ok(out)
+}
+
+/// [`gunzip`] into `out` (cleared first), reusing its allocation.
+pub fn gunzip_into(raw: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), SkipReason> {
+    out.clear();
     MultiGzDecoder::new(raw)
         .take(limit + 1)
-        .read_to_end(&mut out)
+        .read_to_end(out)
         .map_err(|e| SkipReason::CorruptGzip(e.to_string()))?;
     if out.len() as u64 > limit {
         return Err(SkipReason::Bomb { limit });
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -189,5 +274,53 @@ pub fn kind_name(ft: &std::fs::FileType) -> &'static str {
         "symlink"
     } else {
         "special file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz(bytes: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(bytes).expect("compress");
+        enc.finish().expect("compress")
+    }
+
+    /// Buffers carried from file to file must never show one file's bytes as another's:
+    /// a short file after a long one, plain after gzip and back, a skip in between.
+    #[test]
+    fn reused_buffers_hold_exactly_the_file_last_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let long = "long line of text\n".repeat(5000);
+        let files: [(&str, Vec<u8>); 5] = [
+            ("a.jsonl.gz", gz(long.as_bytes())),
+            ("b.md", b"short".to_vec()),
+            ("c.bin", b"\0\x01binary".to_vec()),
+            ("d.json.gz", gz(b"{\"x\":1}")),
+            ("e.md", long.as_bytes().to_vec()),
+        ];
+        let mut bufs = ReadBuffers::default();
+        for (name, bytes) in &files {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).expect("write");
+            let got = read_file_into(&path, 1 << 30, &mut bufs);
+            let fresh = read_file(&path, 1 << 30);
+            match (got, fresh) {
+                (Ok(meta), Ok(data)) => {
+                    assert_eq!(bufs.text(&meta), &data.text[..], "{name}");
+                    assert_eq!((meta.sha256, meta.gzip), (data.sha256, data.gzip));
+                }
+                (Err(a), Err(b)) => assert_eq!(a.reason, b.reason, "{name}"),
+                _ => panic!("{name}: reused and fresh buffers disagree"),
+            }
+            bufs.trim();
+        }
+        // Short after long, against the content itself rather than a second read.
+        let meta = read_file_into(&dir.path().join("b.md"), 99, &mut bufs);
+        assert!(meta.is_ok_and(|m| bufs.text(&m) == b"short"));
+        let meta = read_file_into(&dir.path().join("a.jsonl.gz"), 1 << 30, &mut bufs);
+        assert!(meta.is_ok_and(|m| bufs.text(&m) == long.as_bytes()));
     }
 }
