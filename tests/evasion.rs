@@ -148,4 +148,11 @@ fn secrets_wrapped_across_a_json_line_join() {
         "the evaluation harness records\nlatency and the model answer\n",
     );
     assert!(got.is_empty(), "{got:?}");
+    // A path that ends a line is reported once, not again joined to the next line's
+    // first word (the generated corpus had 35 such doubles among 1,277 findings).
+    let got = rules_for(
+        "paths.md",
+        "the run was saved /home/jdoe/run.json\nundersample other multireport vector\n",
+    );
+    assert_eq!(got, ["local_path.posix_home"], "{got:?}");
 }

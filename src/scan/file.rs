@@ -63,6 +63,8 @@ pub struct FileScanner<'a> {
     matches: Vec<RawMatch>,
     budget: usize,
     seen: HashSet<(usize, u32, u32, String)>,
+    /// (rule, line, column) of every finding so far.
+    placed: HashSet<(usize, u32, u32)>,
     pub findings: Vec<Finding>,
     audit: Option<FileAudit<'a>>,
     /// Privacy detection runs; off for `verify` (provenance only).
@@ -81,6 +83,7 @@ impl<'a> FileScanner<'a> {
             matches: Vec::new(),
             budget: DECODE_BUDGET,
             seen: HashSet::new(),
+            placed: HashSet::new(),
             findings: Vec::new(),
             audit: None,
             content: true,
@@ -298,6 +301,14 @@ impl<'a> FileScanner<'a> {
         let value = &unit.text[m.start..m.end];
         let raw = unit.raw_offset(m.seg, m.start);
         let (line, column) = self.locate(raw);
+        // A token joined across lines starts where the line's own tail does: when that
+        // tail was already reported by the same rule, the joined reading (the path
+        // plus the next line's first word) is the same finding again, not a new one.
+        if unit.encoding == Some(Encoding::Unwrapped)
+            && self.placed.contains(&(m.rule, line, column))
+        {
+            return;
+        }
         let fingerprint = self.key.fingerprint(&rule.id, value);
         if !self
             .seen
@@ -305,6 +316,7 @@ impl<'a> FileScanner<'a> {
         {
             return;
         }
+        self.placed.insert((m.rule, line, column));
         let pointer = unit.segments[m.seg]
             .node
             .map(|n| mask_in_pointer(unit.paths.pointer(n), unit, all, self.rules));
