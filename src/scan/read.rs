@@ -50,23 +50,21 @@ impl std::fmt::Display for SkipReason {
     }
 }
 
-/// A file's bytes, ready for the format readers.
-pub struct FileData {
+/// What was learned reading a file; the text itself is in [`ReadBuffers`] or
+/// [`FileData`].
+pub struct FileMeta {
     pub sha256: String,
     pub bytes: u64,
-    /// The text to scan: the file itself, or its inflated content for gzip.
-    pub text: Vec<u8>,
     pub gzip: bool,
     /// (device, inode, size, mtime) when read, for the hash cache.
     pub stamp: crate::provenance::cache::Stamp,
 }
 
-/// What was learned reading a file into [`ReadBuffers`]; the text stays in them.
-pub struct FileMeta {
-    pub sha256: String,
-    pub bytes: u64,
-    pub gzip: bool,
-    pub stamp: crate::provenance::cache::Stamp,
+/// A file's bytes, ready for the format readers, in a buffer of its own.
+pub struct FileData {
+    pub meta: FileMeta,
+    /// The text to scan: the file itself, or its inflated content for gzip.
+    pub text: Vec<u8>,
 }
 
 /// One worker's read buffers, kept from file to file: the file's bytes and, for gzip,
@@ -116,13 +114,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
         true => bufs.inflated,
         false => bufs.raw,
     };
-    Ok(FileData {
-        sha256: meta.sha256,
-        bytes: meta.bytes,
-        text,
-        gzip: meta.gzip,
-        stamp: meta.stamp,
-    })
+    Ok(FileData { meta, text })
 }
 
 /// Reads, hashes and (for gzip) inflates a file into `bufs`.
@@ -310,7 +302,7 @@ mod tests {
             match (got, fresh) {
                 (Ok(meta), Ok(data)) => {
                     assert_eq!(bufs.text(&meta), &data.text[..], "{name}");
-                    assert_eq!((meta.sha256, meta.gzip), (data.sha256, data.gzip));
+                    assert_eq!((meta.sha256, meta.gzip), (data.meta.sha256, data.meta.gzip));
                 }
                 (Err(a), Err(b)) => assert_eq!(a.reason, b.reason, "{name}"),
                 _ => panic!("{name}: reused and fresh buffers disagree"),
