@@ -60,15 +60,46 @@ pub(super) fn collect_windows(
         let n = group.reach.span();
         let ranges = &mut scratch.digit_ranges;
         ranges.clear();
-        for (start, end) in digit_runs(text) {
-            let (lo, hi) = (start.saturating_sub(n), (end + n).min(text.len()));
-            match ranges.last_mut() {
-                Some(last) if lo <= last.1 => last.1 = hi,
-                _ => ranges.push((lo, hi)),
+        let mut push = |lo: usize, hi: usize| match ranges.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => ranges.push((lo, hi)),
+        };
+        match group.lead {
+            // Every match starts at a word boundary at most `k` bytes before its first
+            // digit: only runs with such a boundary can begin one, and the match lies
+            // between that boundary's byte and `n` bytes on.
+            Some(k) => {
+                for (start, _) in digit_runs(text).filter(|&(s, _)| opens_at_boundary(text, s, k)) {
+                    push(start.saturating_sub(k + 1), (start + n).min(text.len()));
+                }
+            }
+            None => {
+                for (start, end) in digit_runs(text) {
+                    push(start.saturating_sub(n), (end + n).min(text.len()));
+                }
             }
         }
         digit_candidates(rules, unit, scratch, &wanted);
     }
+}
+
+/// Whether the digit run starting at `start` can hold a match's first digit: a
+/// non-word byte (or the text's start) at most `k` bytes before it, with no digit in
+/// between.
+fn opens_at_boundary(text: &[u8], start: usize, k: usize) -> bool {
+    for back in 1..=k + 1 {
+        let Some(at) = start.checked_sub(back) else {
+            return true;
+        };
+        let b = text[at];
+        if b.is_ascii_digit() {
+            return false;
+        }
+        if !(b.is_ascii_alphabetic() || b == b'_') {
+            return true;
+        }
+    }
+    false
 }
 
 /// Runs the digit rules' joint regex over the digit windows; each rule then gets a
@@ -124,5 +155,77 @@ fn digit_candidates(
             }
             input.set_start(next);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::detect::{RawMatch, detect};
+
+    fn found(rules: &RuleSet, text: &str) -> Vec<(String, String)> {
+        let mut unit = Unit::default();
+        for line in text.split('\n') {
+            unit.push_plain(line.as_bytes(), 0, None);
+        }
+        let mut out: Vec<RawMatch> = Vec::new();
+        detect(rules, &unit, &mut rules.take_scratch(), &mut out);
+        let mut got: Vec<(String, String)> = out
+            .iter()
+            .map(|m| {
+                let value = String::from_utf8_lossy(&unit.text[m.start..m.end]).into_owned();
+                (rules.rules[m.rule].id.clone(), value)
+            })
+            .collect();
+        got.sort();
+        got
+    }
+
+    /// Searching only around runs that open at a boundary must find what searching
+    /// around every run finds: every digit rule's own examples, set among hex digests,
+    /// ids and timestamps whose runs continue words.
+    #[test]
+    fn boundary_runs_find_what_every_run_finds() {
+        let anchored = RuleSet::load(&Config::default()).expect("built-in rules");
+        assert!(
+            anchored.digits.as_ref().is_some_and(|g| g.lead.is_some()),
+            "the built-in digit rules all start at a boundary"
+        );
+        let mut every_run = RuleSet::load(&Config::default()).expect("built-in rules");
+        if let Some(group) = every_run.digits.as_mut() {
+            group.lead = None;
+        }
+        let members = anchored
+            .digits
+            .as_ref()
+            .map(|g| g.rules.clone())
+            .unwrap_or_default();
+        let contexts = [
+            ("", ""),
+            (
+                "sha256:5feceb66ffc86f38d952786c6d ",
+                " 3fa85f64-5717-4562-b3fc-2c963f66afa6",
+            ),
+            ("case-00000050-V0-se-000 ", " t_emitted_ms 1700000000137"),
+            ("(", ")"),
+            ("x=", ";"),
+            ("a7f3e9", "b2c4"),
+        ];
+        let mut seen = 0;
+        for &r in &members {
+            for example in &anchored.rules[r].examples.matches {
+                for (before, after) in contexts {
+                    let text = format!("{before}{example}{after}\nnext {example} line");
+                    let want = found(&every_run, &text);
+                    assert_eq!(found(&anchored, &text), want, "{text:?}");
+                    seen += usize::from(want.iter().any(|(id, _)| *id == anchored.rules[r].id));
+                }
+            }
+        }
+        assert!(
+            seen >= members.len() * 2,
+            "the examples were found ({seen})"
+        );
     }
 }

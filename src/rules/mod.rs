@@ -5,6 +5,7 @@ pub mod alphabet;
 pub mod builtin;
 mod compile;
 mod fields;
+mod lead;
 pub mod model;
 pub mod pattern;
 pub mod selftest;

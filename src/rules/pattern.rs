@@ -61,6 +61,8 @@ pub struct Pattern {
     pub required: Option<Required>,
     /// Every byte a match can hold (see [`super::alphabet`]).
     pub alphabet: ByteSet,
+    /// Bytes between a leading word boundary and the first digit (see [`super::lead`]).
+    pub digit_lead: Option<usize>,
 }
 
 /// One to three bytes, at least one of which every match holds; or one byte that every
@@ -106,6 +108,8 @@ pub struct DigitGroup {
     pub which: Regex,
     /// Covers every member: the longest reach, single-line only if all are.
     pub reach: Reach,
+    /// The largest member's [`Pattern::digit_lead`]; `None` if any member has none.
+    pub lead: Option<usize>,
 }
 
 impl DigitGroup {
@@ -131,6 +135,9 @@ impl DigitGroup {
             any,
             which,
             reach,
+            lead: members
+                .iter()
+                .try_fold(0, |k, (_, p)| p.digit_lead.map(|l| k.max(l))),
         }))
     }
 }
@@ -180,6 +187,7 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
         implied_trigger: implied_trigger(&hir),
         required: required_bytes(&hir, &trigger_bytes(&hir, keywords)),
         alphabet: alphabet(&hir),
+        digit_lead: super::lead::digit_lead(&hir),
     })
 }
 
