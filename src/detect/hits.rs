@@ -60,8 +60,10 @@ pub(super) fn collect_windows(
         let n = group.reach.span();
         let ranges = &mut scratch.digit_ranges;
         ranges.clear();
+        // Ranges of neighbouring values share only the separator between them; merged,
+        // each value's range would grow to hold the other.
         let mut push = |lo: usize, hi: usize| match ranges.last_mut() {
-            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            Some(last) if lo + 1 < last.1 => last.1 = last.1.max(hi),
             _ => ranges.push((lo, hi)),
         };
         match group.lead {
@@ -69,8 +71,17 @@ pub(super) fn collect_windows(
             // digit: only runs with such a boundary can begin one, and the match lies
             // between that boundary's byte and `n` bytes on.
             Some(k) => {
+                let mut at = Cursor::new(unit, &scratch.seg_starts);
                 for (start, _) in digit_runs(text).filter(|&(s, _)| opens_at_boundary(text, s, k)) {
-                    push(start.saturating_sub(k + 1), (start + n).min(text.len()));
+                    let (mut lo, mut hi) = (start.saturating_sub(k + 1), start + n);
+                    // A match lies in its segment, boundary bytes aside: a JSON number's
+                    // range is the number and its two separators.
+                    if let Some(seg) = at.segment(start) {
+                        let s = &unit.segments[seg];
+                        lo = lo.max(s.start.saturating_sub(1));
+                        hi = hi.min(s.end + 1);
+                    }
+                    push(lo, hi.min(text.len()));
                 }
             }
             None => {
@@ -128,6 +139,25 @@ fn digit_candidates(
     let cache = digit_cache.get_or_insert_with(|| group.any.create_cache());
     let which_cache = digit_which_cache.get_or_insert_with(|| group.which.create_cache());
     let members = digit_members.get_or_insert_with(|| PatternSet::new(group.any.pattern_len()));
+    if group.lead.is_some() {
+        // Each range holds every match through its run (see `collect_windows`): one
+        // overlapping pass says which members match there, and the range is their
+        // window.
+        for &(lo, hi) in digit_ranges.iter() {
+            members.clear();
+            let input = Input::new(&unit.text[..]).range(lo..hi);
+            group
+                .which
+                .which_overlapping_matches_with(which_cache, &input, members);
+            for pid in members.iter() {
+                let r = group.rules[pid.as_usize()];
+                if wanted(r) {
+                    windows[r].push_span(lo, hi);
+                }
+            }
+        }
+        return;
+    }
     let mut at = Cursor::new(unit, seg_starts);
     for &(lo, hi) in digit_ranges.iter() {
         let mut input = Input::new(&unit.text[..]).range(lo..hi);

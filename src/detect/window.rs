@@ -29,6 +29,16 @@ impl Windows {
         self.spans.push((0, len));
     }
 
+    /// Adds `lo..hi` as it is: a span known to hold every match near it. Spans come in
+    /// order.
+    pub fn push_span(&mut self, lo: usize, hi: usize) {
+        match self.spans.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => self.spans.push((lo, hi)),
+        }
+        self.last_end = self.last_end.max(hi);
+    }
+
     /// Records a hit at `hs..he`. `contained`: every match through the hit holds all of
     /// it (a keyword); otherwise a match only touches it (a run of trigger bytes).
     pub fn add(
@@ -147,7 +157,7 @@ impl<'u> Cursor<'u> {
         }
     }
 
-    fn segment(&mut self, pos: usize) -> Option<usize> {
+    pub fn segment(&mut self, pos: usize) -> Option<usize> {
         let starts = self.starts;
         let from = self.idx.min(starts.len());
         let i = if starts.get(from).is_none_or(|&s| s > pos) {
