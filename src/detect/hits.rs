@@ -53,10 +53,9 @@ pub(super) fn collect_windows(
     if let Some(group) = &rules.digits
         && group.rules.iter().any(|&r| wanted(r))
     {
-        // Plain ranges, not windows: a joint match only decides which members get
-        // windows (see `digit_candidates`), and those are exact, so the joint search
-        // needs no per-run segment and line bookkeeping (it cost 2.6% of a scan's
-        // instructions). Searching into a neighbouring value is harmless.
+        // Plain ranges, not windows: the group's search only decides which members get
+        // windows (see `digit_candidates`), so it needs no per-run line bookkeeping (it
+        // cost 2.6% of a scan's instructions).
         let n = group.reach.span();
         let ranges = &mut scratch.digit_ranges;
         ranges.clear();
@@ -113,8 +112,10 @@ fn opens_at_boundary(text: &[u8], start: usize, k: usize) -> bool {
     false
 }
 
-/// Runs the digit rules' joint regex over the digit windows; each rule then gets a
-/// window around every joint match (a rule's own match may overlap another's).
+/// Decides which digit rules run where. Ranges around boundary runs (`group.lead`):
+/// one overlapping pass per range names the members that match in it, and the range is
+/// their window. Otherwise the ranges can be long (every run, merged): a leftmost joint
+/// search finds each place, and `which` names the members around it.
 fn digit_candidates(
     rules: &RuleSet,
     unit: &Unit,

@@ -98,11 +98,11 @@ impl Required {
 
 /// Rules triggered by digits, searched together: PII numbers, IPs and phone numbers
 /// share their trigger, and digits are everywhere in data (ids, counters, digests). One
-/// multi-pattern pass over a digit window says where any of them matches; each rule's
-/// own regex then runs only around those places.
+/// multi-pattern pass over a range around a digit run says which of them match there;
+/// each rule's own regex then runs only in those ranges.
 pub struct DigitGroup {
     pub rules: Vec<usize>,
-    /// Leftmost-first: finds the next place any member matches.
+    /// Leftmost-first: finds the next place any member matches (when `lead` is `None`).
     pub any: Regex,
     /// Every-match semantics: says which members match near that place.
     pub which: Regex,
