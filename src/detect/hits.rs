@@ -5,6 +5,7 @@
 use super::Scratch;
 use super::window::{Cursor, digit_runs, segment_starts};
 use crate::formats::Unit;
+use crate::rules::alphabet::is_word_byte;
 use crate::rules::{Matcher, RuleSet};
 use regex_automata::{Input, PatternSet};
 
@@ -105,7 +106,7 @@ fn opens_at_boundary(text: &[u8], start: usize, k: usize) -> bool {
         if b.is_ascii_digit() {
             return false;
         }
-        if !(b.is_ascii_alphabetic() || b == b'_') {
+        if !is_word_byte(b) {
             return true;
         }
     }

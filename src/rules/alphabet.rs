@@ -37,6 +37,11 @@ impl ByteSet {
     }
 }
 
+/// A byte of `\w` as rules mean it (ASCII, `unicode(false)`): letters, digits, `_`.
+pub fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 /// Every byte a match of `hir` can consume. Look-arounds consume nothing; a Unicode
 /// class reaching past ASCII stands for every non-ASCII byte.
 pub fn alphabet(hir: &Hir) -> ByteSet {

@@ -6,6 +6,8 @@
 //! continues a word, as most runs inside a hex digest do, cannot hold a match's first
 //! digit, so the digit group searches only around runs that start near a boundary.
 
+use super::alphabet::is_word_byte as is_word;
+use super::pattern::class_within;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 const INF: usize = usize::MAX;
@@ -44,10 +46,8 @@ fn consumes_non_word(h: &Hir) -> bool {
     match h.kind() {
         HirKind::Look(Look::Start) => true,
         HirKind::Literal(lit) => matches!(&*lit.0, [b] if !is_word(*b)),
-        HirKind::Class(Class::Bytes(c)) => c
-            .ranges()
-            .iter()
-            .all(|r| (r.start()..=r.end()).all(|b| !is_word(b))),
+        // Bytes only: a Unicode class may consume several bytes.
+        HirKind::Class(class @ Class::Bytes(_)) => class_within(class, &|b| !is_word(b)),
         _ => false,
     }
 }
@@ -81,13 +81,10 @@ fn first_word(h: &Hir) -> First {
             Some(_) => First::Other,
             None => First::Empty,
         },
-        HirKind::Class(Class::Bytes(c)) => {
-            let word = c
-                .ranges()
-                .iter()
-                .all(|r| (r.start()..=r.end()).all(is_word));
-            if word { First::Word } else { First::Other }
-        }
+        HirKind::Class(class @ Class::Bytes(_)) => match class_within(class, &is_word) {
+            true => First::Word,
+            false => First::Other,
+        },
         HirKind::Class(Class::Unicode(_)) => First::Other,
         HirKind::Capture(cap) => first_word(&cap.sub),
         HirKind::Repetition(rep) if rep.min >= 1 => first_word(&rep.sub),
@@ -236,10 +233,6 @@ fn prefix(h: &Hir) -> Prefix {
             .reduce(Prefix::or)
             .unwrap_or(Prefix::EMPTY),
     }
-}
-
-fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 #[cfg(test)]

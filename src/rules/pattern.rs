@@ -291,7 +291,7 @@ fn must_contain(hir: &Hir, wanted: &dyn Fn(u8) -> bool) -> bool {
 }
 
 /// Every byte (or character) the class matches satisfies `wanted`.
-fn class_within(class: &Class, wanted: &dyn Fn(u8) -> bool) -> bool {
+pub(super) fn class_within(class: &Class, wanted: &dyn Fn(u8) -> bool) -> bool {
     match class {
         Class::Bytes(c) => c.ranges().iter().all(|r| (r.start()..=r.end()).all(wanted)),
         Class::Unicode(c) => c.ranges().iter().all(|r| {
