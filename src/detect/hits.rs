@@ -2,8 +2,8 @@
 //! one-byte keywords and trigger bytes, and digit runs for the digit group; every hit
 //! opens a window ([`super::window`]) for the rules it belongs to.
 
-use super::Scratch;
 use super::window::{Cursor, digit_runs, segment_starts};
+use super::{Scratch, accepts_in};
 use crate::formats::Unit;
 use crate::rules::alphabet::is_word_byte;
 use crate::rules::{Matcher, RuleSet};
@@ -62,9 +62,16 @@ pub(super) fn collect_windows(
         ranges.clear();
         // Ranges of neighbouring values share only the separator between them; merged,
         // each value's range would grow to hold the other.
-        let mut push = |lo: usize, hi: usize| match ranges.last_mut() {
-            Some(last) if lo + 1 < last.1 => last.1 = last.1.max(hi),
-            _ => ranges.push((lo, hi)),
+        let mut push = |lo: usize, hi: usize, digits_only: Option<usize>| match ranges.last_mut() {
+            Some(last) if lo + 1 < last.hi => {
+                last.hi = last.hi.max(hi);
+                last.digits_only = None;
+            }
+            _ => ranges.push(DigitRange {
+                lo,
+                hi,
+                digits_only,
+            }),
         };
         match group.lead {
             // Every match starts at a word boundary at most `k` bytes before its first
@@ -72,26 +79,38 @@ pub(super) fn collect_windows(
             // between that boundary's byte and `n` bytes on.
             Some(k) => {
                 let mut at = Cursor::new(unit, &scratch.seg_starts);
-                for (start, _) in digit_runs(text).filter(|&(s, _)| opens_at_boundary(text, s, k)) {
+                for (start, end) in digit_runs(text).filter(|&(s, _)| opens_at_boundary(text, s, k))
+                {
                     let (mut lo, mut hi) = (start.saturating_sub(k + 1), start + n);
+                    let mut digits_only = None;
                     // A match lies in its segment, boundary bytes aside: a JSON number's
                     // range is the number and its two separators.
                     if let Some(seg) = at.segment(start) {
                         let s = &unit.segments[seg];
                         lo = lo.max(s.start.saturating_sub(1));
                         hi = hi.min(s.end + 1);
+                        digits_only = (s.start == start && s.end == end).then_some(seg);
                     }
-                    push(lo, hi.min(text.len()));
+                    push(lo, hi.min(text.len()), digits_only);
                 }
             }
             None => {
                 for (start, end) in digit_runs(text) {
-                    push(start.saturating_sub(n), (end + n).min(text.len()));
+                    push(start.saturating_sub(n), (end + n).min(text.len()), None);
                 }
             }
         }
         digit_candidates(rules, unit, scratch, &wanted);
     }
+}
+
+/// Where the digit group searches: `lo..hi` of the unit's text.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DigitRange {
+    lo: usize,
+    hi: usize,
+    /// The range's segment when it is one run of digits and nothing else.
+    digits_only: Option<usize>,
 }
 
 /// Whether the digit run starting at `start` can hold a match's first digit: a
@@ -145,7 +164,29 @@ fn digit_candidates(
         // Each range holds every match through its run (see `collect_windows`): one
         // overlapping pass says which members match there, and the range is their
         // window.
-        for &(lo, hi) in digit_ranges.iter() {
+        for &DigitRange {
+            lo,
+            hi,
+            digits_only,
+        } in digit_ranges.iter()
+        {
+            // In a segment of digits alone (a JSON number, a timestamp), a value flanked
+            // by boundaries can only be the whole segment: when every member's checks
+            // reject it, nothing here can be reported and the pass is not needed.
+            let rejected = |r: usize| {
+                let (Some(seg), Matcher::Regex(p)) = (digits_only, &rules.rules[r].matcher) else {
+                    return false;
+                };
+                let Some((min, max)) = p.bounded_value else {
+                    return false;
+                };
+                let (s, e) = (unit.segments[seg].start, unit.segments[seg].end);
+                let fits = e - s >= min && max.is_none_or(|m| e - s <= m);
+                !fits || !accepts_in(rules, r, seg, s, e, unit)
+            };
+            if digits_only.is_some() && group.rules.iter().all(|&r| !wanted(r) || rejected(r)) {
+                continue;
+            }
             members.clear();
             let input = Input::new(&unit.text[..]).range(lo..hi);
             group
@@ -153,7 +194,7 @@ fn digit_candidates(
                 .which_overlapping_matches_with(which_cache, &input, members);
             for pid in members.iter() {
                 let r = group.rules[pid.as_usize()];
-                if wanted(r) {
+                if wanted(r) && !rejected(r) {
                     windows[r].push_span(lo, hi);
                 }
             }
@@ -161,7 +202,7 @@ fn digit_candidates(
         return;
     }
     let mut at = Cursor::new(unit, seg_starts);
-    for &(lo, hi) in digit_ranges.iter() {
+    for &DigitRange { lo, hi, .. } in digit_ranges.iter() {
         let mut input = Input::new(&unit.text[..]).range(lo..hi);
         while let Some(m) = group.any.search_with(cache, &input) {
             // Which members match around here at all: usually one, so the other
@@ -212,6 +253,19 @@ mod tests {
             .collect();
         got.sort();
         got
+    }
+
+    /// A value alone in its segment (a JSON number) is judged without a search: a valid
+    /// card or CNP is still reported, a timestamp is not.
+    #[test]
+    fn numbers_alone_in_their_segment() {
+        let rules = RuleSet::load(&Config::default()).expect("built-in rules");
+        let ids = |text: &str| -> Vec<String> {
+            found(&rules, text).into_iter().map(|(id, _)| id).collect()
+        };
+        assert_eq!(ids("4111111111111111"), ["pii.payment_card"]);
+        assert_eq!(ids("x\n1800101221144\ny"), ["pii.ro_cnp"]);
+        assert!(ids("1700000000137\n1734567890120").is_empty());
     }
 
     /// Searching only around runs that open at a boundary must find what searching

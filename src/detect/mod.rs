@@ -45,7 +45,7 @@ pub struct Scratch {
     windows: Vec<Windows>,
     engines: Vec<Option<Engine>>,
     /// Ranges around digit runs, for the digit group's joint search.
-    digit_ranges: Vec<(usize, usize)>,
+    digit_ranges: Vec<hits::DigitRange>,
     digit_cache: Option<Cache>,
     digit_members: Option<PatternSet>,
     digit_which_cache: Option<Cache>,
@@ -249,23 +249,41 @@ fn consider(
     unit: &Unit,
     out: &mut Vec<RawMatch>,
 ) {
+    if let Some(seg) = accepts(rules, ri, start, end, unit) {
+        out.push(RawMatch {
+            rule: ri,
+            seg,
+            start,
+            end,
+        });
+    }
+}
+
+/// The segment of `start..end` if rule `ri` would report that span as its value: it
+/// lies in one segment and passes the entropy floor, allow list and validator.
+fn accepts(rules: &RuleSet, ri: usize, start: usize, end: usize, unit: &Unit) -> Option<usize> {
     if start >= end {
-        return;
+        return None;
     }
-    let Some(seg) = unit.segment_at(start) else {
-        return;
-    };
+    let seg = unit.segment_at(start)?;
+    // Past the segment's end, the span holds two JSON values: not one value.
+    (end <= unit.segments[seg].end && accepts_in(rules, ri, seg, start, end, unit)).then_some(seg)
+}
+
+/// [`accepts`] for a span known to lie in segment `seg`.
+pub(crate) fn accepts_in(
+    rules: &RuleSet,
+    ri: usize,
+    seg: usize,
+    start: usize,
+    end: usize,
+    unit: &Unit,
+) -> bool {
     let s = &unit.segments[seg];
-    if end > s.end {
-        return; // spans two JSON values: not one value
-    }
     let rule = &rules.rules[ri];
     let value = &unit.text[start..end];
     if rule.entropy.is_some_and(|floor| entropy(value) < floor) {
-        return;
-    }
-    if rule.allow.iter().any(|a| a.is_match(value)) {
-        return;
+        return false;
     }
     if let Some(v) = rule.validator {
         let candidate = Candidate {
@@ -275,15 +293,11 @@ fn consider(
             key: s.node.and_then(|n| unit.paths.last_key(n)),
         };
         if !v.check(&candidate, &rules.domains) {
-            return;
+            return false;
         }
     }
-    out.push(RawMatch {
-        rule: ri,
-        seg,
-        start,
-        end,
-    });
+    // Last: an allow list is a set of regexes, dearer than most validators.
+    !rule.allow.iter().any(|a| a.is_match(value))
 }
 
 /// Within one category, keeps the longest of overlapping matches (`file:///home/x`

@@ -3,12 +3,33 @@
 
 use super::validators::Candidate;
 
-fn digits(value: &[u8]) -> Vec<u8> {
-    value
-        .iter()
-        .filter(|b| b.is_ascii_digit())
-        .map(|b| b - b'0')
-        .collect()
+/// No number these validators accept has more digits (a phone has at most 15).
+const MAX_DIGITS: usize = 24;
+
+/// The digit values of `value`, without allocating (validators run on every candidate,
+/// and most candidates are timestamps and ids they reject); `None` past [`MAX_DIGITS`].
+struct Digits {
+    buf: [u8; MAX_DIGITS],
+    len: usize,
+}
+
+impl std::ops::Deref for Digits {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+fn digits(value: &[u8]) -> Option<Digits> {
+    let mut d = Digits {
+        buf: [0; MAX_DIGITS],
+        len: 0,
+    };
+    for b in value.iter().filter(|b| b.is_ascii_digit()) {
+        *d.buf.get_mut(d.len)? = b - b'0';
+        d.len += 1;
+    }
+    Some(d)
 }
 
 fn all_same(d: &[u8]) -> bool {
@@ -34,7 +55,9 @@ pub fn luhn(d: &[u8]) -> bool {
 }
 
 pub fn is_card(value: &[u8]) -> bool {
-    let d = digits(value);
+    let Some(d) = digits(value) else {
+        return false;
+    };
     if !(13..=19).contains(&d.len()) || all_same(&d) || !luhn(&d) {
         return false;
     }
@@ -118,7 +141,9 @@ pub fn is_iban(value: &[u8]) -> bool {
 }
 
 pub fn is_ssn(value: &[u8]) -> bool {
-    let d = digits(value);
+    let Some(d) = digits(value) else {
+        return false;
+    };
     if d.len() != 9 || all_same(&d) {
         return false;
     }
@@ -134,7 +159,9 @@ pub fn is_ssn(value: &[u8]) -> bool {
 }
 
 pub fn is_ro_cnp(value: &[u8]) -> bool {
-    let d = digits(value);
+    let Some(d) = digits(value) else {
+        return false;
+    };
     if d.len() != 13 || d[0] == 0 {
         return false;
     }
@@ -184,7 +211,9 @@ pub fn is_es_dni(value: &[u8]) -> bool {
 }
 
 pub fn is_phone(c: &Candidate<'_>) -> bool {
-    let d = digits(c.value);
+    let Some(d) = digits(c.value) else {
+        return false;
+    };
     if all_same(&d) || d.len() < 8 || d.len() > 15 || looks_like_date(c.value) {
         return false;
     }
@@ -221,18 +250,25 @@ pub fn is_phone(c: &Candidate<'_>) -> bool {
 
 /// `01.02.2025`, `05-11-2024 10`: day, month, then a 19xx/20xx year.
 fn looks_like_date(value: &[u8]) -> bool {
-    let groups: Vec<&[u8]> = value
+    let year = |g: &[u8]| g.len() == 4 && (g.starts_with(b"19") || g.starts_with(b"20"));
+    let mut groups = value
         .split(|b| !b.is_ascii_digit())
-        .filter(|g| !g.is_empty())
-        .collect();
-    groups.windows(3).any(|w| {
-        w[0].len() <= 2
-            && w[1].len() <= 2
-            && w[2].len() == 4
-            && (w[2].starts_with(b"19") || w[2].starts_with(b"20"))
-    }) || groups
-        .first()
-        .is_some_and(|g| g.len() == 4 && (g.starts_with(b"19") || g.starts_with(b"20")))
+        .filter(|g| !g.is_empty());
+    let Some(first) = groups.next() else {
+        return false;
+    };
+    if year(first) {
+        return true;
+    }
+    // The two groups before each one: day and month before a year.
+    let (mut before, mut last) = (None::<&[u8]>, first);
+    for g in groups {
+        if before.is_some_and(|b| b.len() <= 2) && last.len() <= 2 && year(g) {
+            return true;
+        }
+        (before, last) = (Some(last), g);
+    }
+    false
 }
 
 #[cfg(test)]
@@ -255,5 +291,36 @@ mod tests {
         assert!(is_es_dni(b"12345678Z"));
         assert!(!is_es_dni(b"12345678A"));
         assert!(is_es_dni(b"X1234567L"));
+    }
+
+    #[test]
+    fn dates_are_told_from_phone_numbers() {
+        for date in [
+            "01.02.2025",
+            "05-11-2024 10",
+            "2024-05-01",
+            "1 2 1999",
+            "x 3/4/2020",
+        ] {
+            assert!(looks_like_date(date.as_bytes()), "{date}");
+        }
+        for other in [
+            "12 34 5678",
+            "123 45 2001",
+            "+40 721 234 567",
+            "",
+            "-",
+            "2 1999",
+        ] {
+            assert!(!looks_like_date(other.as_bytes()), "{other}");
+        }
+    }
+
+    #[test]
+    fn too_many_digits_is_no_number() {
+        let long = "4".repeat(MAX_DIGITS + 1);
+        assert!(digits(long.as_bytes()).is_none());
+        assert_eq!(digits(b"12-34").map(|d| d.to_vec()), Some(vec![1, 2, 3, 4]));
+        assert!(!is_card(long.as_bytes()));
     }
 }

@@ -41,6 +41,61 @@ pub fn digit_lead(hir: &Hir) -> Option<usize> {
     }
 }
 
+/// Whether the pattern is `boundary (?P<value>...) boundary`: its value is preceded by
+/// a consumed non-word byte (or `^`, or `\b`) and followed by one (or `$`, or `\b`).
+/// In a segment of digits alone, such a pattern can only match with the whole segment
+/// as its value, so a validator that rejects the segment rejects every match there.
+/// Returns the value's least and greatest length.
+pub fn bounded_value(hir: &Hir) -> Option<(usize, Option<usize>)> {
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let [before, value, after] = parts.as_slice() else {
+        return None;
+    };
+    let HirKind::Capture(cap) = value.kind() else {
+        return None;
+    };
+    let props = cap.sub.properties();
+    (cap.name.as_deref() == Some("value") && opens_value(before) && closes_value(after))
+        .then(|| (props.minimum_len().unwrap_or(0), props.maximum_len()))
+}
+
+/// The byte before the value is a non-word byte or the text's start, given that the
+/// value starts with a digit (so `\b` before it means the same).
+fn opens_value(h: &Hir) -> bool {
+    match h.kind() {
+        HirKind::Look(look) => matches!(
+            look,
+            Look::Start
+                | Look::StartLF
+                | Look::WordAscii
+                | Look::WordStartAscii
+                | Look::WordStartHalfAscii
+        ),
+        HirKind::Alternation(alts) => alts.iter().all(opens_value),
+        _ => consumes_non_word(h),
+    }
+}
+
+/// The byte after the value is a non-word byte or the text's end, given that the value
+/// ends with a digit.
+fn closes_value(h: &Hir) -> bool {
+    match h.kind() {
+        HirKind::Look(look) => matches!(
+            look,
+            Look::End | Look::EndLF | Look::WordAscii | Look::WordEndAscii | Look::WordEndHalfAscii
+        ),
+        HirKind::Literal(lit) => lit.0.first().is_some_and(|&b| !is_word(b)),
+        HirKind::Class(class @ Class::Bytes(_)) => class_within(class, &|b| !is_word(b)),
+        HirKind::Alternation(alts) => alts.iter().all(closes_value),
+        HirKind::Concat(parts) => parts.first().is_some_and(closes_value),
+        HirKind::Capture(cap) => closes_value(&cap.sub),
+        HirKind::Repetition(rep) => rep.min >= 1 && closes_value(&rep.sub),
+        _ => false,
+    }
+}
+
 /// `^`, or exactly one byte that is not a word byte.
 fn consumes_non_word(h: &Hir) -> bool {
     match h.kind() {
@@ -265,6 +320,54 @@ mod tests {
             lead(r"(?:^|[^\w.-])(?P<value>(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-.\s])\d{3}[-.\s]\d{4})"),
             Some(1)
         );
+    }
+
+    fn bounded(re: &str) -> bool {
+        let hir = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(re)
+            .expect("parses");
+        bounded_value(&hir).is_some()
+    }
+
+    #[test]
+    fn values_flanked_by_boundaries() {
+        assert!(bounded(
+            r"(?:^|[^\w-])(?P<value>\d{4}(?:[ -]?\d{4}){3})(?:[^\w-]|$)"
+        ));
+        assert!(bounded(r"(?:^|\W)(?P<value>[1-9]\d{12})(?:\W|$)"));
+        let hir = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .build()
+            .parse(r"\b(?P<value>\d{3}-?\d{2})\b")
+            .expect("parses");
+        assert_eq!(bounded_value(&hir), Some((5, Some(6))));
+        assert!(bounded(
+            r"\b(?P<value>[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7})\b"
+        ));
+        // An IPv4 value may be followed by a dot, if a non-word byte follows that.
+        assert!(bounded(
+            r"(?:^|[^\w.])(?P<value>(?:\d{1,3}\.){3}\d{1,3})(?:[^\w.]|\.[^\w]|\.$|$)"
+        ));
+    }
+
+    #[test]
+    fn values_that_can_end_or_start_inside_a_run() {
+        // Nothing after the value: it may be any prefix of a run of digits.
+        assert!(!bounded(r"(?:^|\W)(?P<value>\d{6})"));
+        assert!(!bounded(r"\b(?P<value>\d{6})"));
+        // Nothing before it: any suffix.
+        assert!(!bounded(r"(?P<value>\d{6})\b"));
+        // A word byte may follow the value.
+        assert!(!bounded(r"(?:^|\W)(?P<value>\d{6})(?:[^-]|$)"));
+        assert!(!bounded(r"(?:^|\W)(?P<value>\d{6})(?:x\W|$)"));
+        // The value is not the group named `value`, or there is more around it.
+        assert!(!bounded(r"(?:^|\W)(?P<other>\d{6})(?:\W|$)"));
+        assert!(!bounded(r"(?:^|\W)id(?P<value>\d{6})(?:\W|$)"));
+        // An optional closing byte may be absent.
+        assert!(!bounded(r"(?:^|\W)(?P<value>\d{6})\W?"));
     }
 
     #[test]

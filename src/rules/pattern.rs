@@ -63,6 +63,9 @@ pub struct Pattern {
     pub alphabet: ByteSet,
     /// Bytes between a leading word boundary and the first digit (see [`super::lead`]).
     pub digit_lead: Option<usize>,
+    /// When the value is flanked by word boundaries (see [`super::lead::bounded_value`]):
+    /// its least and greatest length.
+    pub bounded_value: Option<(usize, Option<usize>)>,
 }
 
 /// One to three bytes, at least one of which every match holds; or one byte that every
@@ -188,6 +191,7 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
         required: required_bytes(&hir, &trigger_bytes(&hir, keywords)),
         alphabet: alphabet(&hir),
         digit_lead: super::lead::digit_lead(&hir),
+        bounded_value: super::lead::bounded_value(&hir),
     })
 }
 
