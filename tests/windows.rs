@@ -179,6 +179,10 @@ fn neighbouring_and_empty_values_keep_their_matches() {
             r#"{"": "call +40 721 123 456", "b": "+44 20 7946 0958"}"#,
             2,
         ),
+        // Adjacent values: the first match consumes the separator that the second
+        // needs before it.
+        (r#"["+40 721 123 456", "+44 20 7946 0958"]"#, 2),
+        (r#"["call +40 721 123 456 +44 20 7946 0958 now"]"#, 2),
     ];
     for (doc, want) in cases {
         let report = scan_one("v.json", doc);
@@ -207,5 +211,23 @@ fn a_match_starting_on_a_separator_opens_windows_in_its_own_value() {
                 .any(|r| r == "pii.us_ssn" || r.starts_with("pii.phone")),
             "{doc}: {rules:?}"
         );
+    }
+}
+
+/// A match consumes the byte after its value as a boundary; when the next value needs
+/// that same byte before it (two numbers one space apart), both are still found.
+#[test]
+fn values_one_byte_apart_are_both_found() {
+    for (name, doc, rule) in [
+        ("a.txt", "ssn 536-22-1844 536-22-1845\n", "pii.us_ssn"),
+        ("b.txt", "ip 10.0.3.17 10.0.3.18\n", "ip.v4"),
+        ("c.json", r#"["536-22-1844", "536-22-1845"]"#, "pii.us_ssn"),
+    ] {
+        let report = scan_one(name, doc);
+        let found = findings(&report)
+            .into_iter()
+            .filter(|f| f.5 == rule)
+            .count();
+        assert_eq!(found, 2, "{rule} in {name}");
     }
 }

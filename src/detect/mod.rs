@@ -18,6 +18,7 @@ mod local_path;
 mod pii;
 pub mod secret;
 pub mod validators;
+pub mod verdicts;
 mod window;
 
 use crate::formats::Unit;
@@ -51,6 +52,8 @@ pub struct Scratch {
     digit_which_cache: Option<Cache>,
     lanes: keywords::LaneHits,
     seg_starts: Vec<usize>,
+    /// Kept with the scratch so they outlive one file (see [`verdicts`]).
+    pub key_verdicts: verdicts::Verdicts,
 }
 
 struct Engine {
@@ -232,6 +235,12 @@ fn run_regex(
                 .and_then(|g| engine.caps.get_group(g))
                 .unwrap_or(m.span());
             consider(rules, ri, base + span.start, base + span.end, unit, out);
+            // The byte a match consumed after its value (`(?:[^\w-]|$)`) may be the one
+            // the next match must consume before its own: two values one space (or one
+            // separator) apart. Go on from the value's end, not the match's.
+            if seg_end.is_none() {
+                next = next.min(span.end.max(m.start() + 1));
+            }
         }
         if next > hi {
             break;

@@ -4,8 +4,9 @@
 //! turned into a masked, fingerprinted [`Finding`].
 
 use super::audit::FileAudit;
-use super::decode;
 use super::excerpt::{excerpt, mask_in_pointer, redact_pointer};
+use super::keys::{KeyProbe, SkipAll};
+use super::{keys, layers};
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::{Finding, Location};
 use crate::formats::tree::{Node, TreeBuilder};
@@ -69,6 +70,8 @@ pub struct FileScanner<'a> {
     audit: Option<FileAudit<'a>>,
     /// Privacy detection runs; off for `verify` (provenance only).
     content: bool,
+    /// New object keys this file may still have judged (see [`keys`]).
+    key_probes: u32,
 }
 
 impl<'a> FileScanner<'a> {
@@ -87,6 +90,7 @@ impl<'a> FileScanner<'a> {
             findings: Vec::new(),
             audit: None,
             content: true,
+            key_probes: keys::PROBES_PER_FILE,
         }
     }
 
@@ -155,16 +159,33 @@ impl<'a> FileScanner<'a> {
         }
     }
 
+    /// Tokenizes one document into `unit`, leaving out keys known to be clean.
+    fn tokenize<'d>(
+        &mut self,
+        doc: &'d [u8],
+        base: usize,
+        unit: &mut Unit,
+        tree: Option<&mut TreeBuilder<'d>>,
+    ) -> Result<usize, json::JsonError> {
+        if !self.content {
+            return json::tokenize_with(doc, base, unit, tree, &mut SkipAll);
+        }
+        let mut probe = KeyProbe {
+            rules: self.rules,
+            scratch: &mut self.scratch,
+            probes_left: &mut self.key_probes,
+        };
+        json::tokenize_with(doc, base, unit, tree, &mut probe)
+    }
+
     fn scan_json(&mut self, name: &str) {
         let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
         let text = self.text;
         let mut unit = Unit::default();
         let mut tree = TreeBuilder::default();
         // The size limit is the document's, not the trailing whitespace's.
-        let outcome = match self.wants_tree(text.trim_ascii_end()) {
-            true => json::tokenize_tree(text, 0, &mut unit, &mut tree),
-            false => json::tokenize(text, 0, &mut unit),
-        };
+        let wants_tree = self.wants_tree(text.trim_ascii_end());
+        let outcome = self.tokenize(text, 0, &mut unit, wants_tree.then_some(&mut tree));
         match outcome {
             Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
@@ -193,10 +214,8 @@ impl<'a> FileScanner<'a> {
             if !line.iter().all(u8::is_ascii_whitespace) {
                 let mark = (unit.text.len(), unit.segments.len(), unit.checkpoints.len());
                 let mut tree = TreeBuilder::default();
-                let tokens = match self.wants_tree(line) {
-                    true => json::tokenize_tree(line, pos, &mut unit, &mut tree),
-                    false => json::tokenize(line, pos, &mut unit),
-                };
+                let wants_tree = self.wants_tree(line);
+                let tokens = self.tokenize(line, pos, &mut unit, wants_tree.then_some(&mut tree));
                 let outcome = tokens.and_then(|used| {
                     match line[used..].iter().all(u8::is_ascii_whitespace) {
                         true => Ok(()),
@@ -261,32 +280,19 @@ impl<'a> FileScanner<'a> {
         }
     }
 
-    /// Detects in `unit`, records findings, then peels encoded layers.
+    /// Detects in `unit` and in every layer peeled from it, and records findings.
     fn judge(&mut self, unit: &Unit) {
-        self.matches.clear();
-        detect::detect(self.rules, unit, &mut self.scratch, &mut self.matches);
-        let matches = std::mem::take(&mut self.matches);
-        for m in &matches {
-            self.record(unit, m, &matches);
-        }
-        self.matches = matches;
-        if unit.depth < decode::MAX_DEPTH {
-            if let Some(layer) = decode::base64_layer(unit, &mut self.budget) {
-                self.judge(&layer);
+        let mut budget = self.budget;
+        layers::walk(unit, &mut budget, &mut |layer| {
+            self.matches.clear();
+            detect::detect(self.rules, layer, &mut self.scratch, &mut self.matches);
+            let matches = std::mem::take(&mut self.matches);
+            for m in &matches {
+                self.record(layer, m, &matches);
             }
-            if let Some(layer) = decode::percent_layer(unit, &mut self.budget) {
-                self.judge(&layer);
-            }
-            // Folding is not an encoding a writer chooses twice: only on the file's own text.
-            if unit.encoding.is_none_or(|e| e == Encoding::Plain) {
-                if let Some(layer) = decode::fold_layer(unit, &mut self.budget) {
-                    self.judge(&layer);
-                }
-                if let Some(layer) = decode::unwrap_layer(unit, &mut self.budget) {
-                    self.judge(&layer);
-                }
-            }
-        }
+            self.matches = matches;
+        });
+        self.budget = budget;
     }
 
     fn locate(&mut self, raw: usize) -> (u32, u32) {

@@ -11,6 +11,8 @@ pub mod audit;
 pub mod decode;
 mod excerpt;
 pub mod file;
+mod keys;
+mod layers;
 pub mod read;
 pub mod walk;
 

@@ -1,0 +1,30 @@
+//! A unit and every layer decoded out of it: base64 and percent runs, and on the file's
+//! own text the folded and the unwrapped readings. Scanning and judging a key alone
+//! both walk them in this order.
+
+use super::decode;
+use crate::formats::{Encoding, Unit};
+
+/// Calls `visit` on `unit`, then on each layer peeled from it, depth first. `budget`
+/// bounds the bytes decoded.
+pub(super) fn walk(unit: &Unit, budget: &mut usize, visit: &mut dyn FnMut(&Unit)) {
+    visit(unit);
+    if unit.depth >= decode::MAX_DEPTH {
+        return;
+    }
+    if let Some(layer) = decode::base64_layer(unit, budget) {
+        walk(&layer, budget, visit);
+    }
+    if let Some(layer) = decode::percent_layer(unit, budget) {
+        walk(&layer, budget, visit);
+    }
+    // Folding is not an encoding a writer chooses twice: only on the file's own text.
+    if unit.encoding.is_none_or(|e| e == Encoding::Plain) {
+        if let Some(layer) = decode::fold_layer(unit, budget) {
+            walk(&layer, budget, visit);
+        }
+        if let Some(layer) = decode::unwrap_layer(unit, budget) {
+            walk(&layer, budget, visit);
+        }
+    }
+}
