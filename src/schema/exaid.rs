@@ -58,6 +58,25 @@ fn version(doc: &Node) -> Option<(u64, u64)> {
     Some((parts.next()??, parts.next().flatten().unwrap_or(0)))
 }
 
+/// Whether `id` is `{case}-{variant}-{tag}-{idx:03}`, read without building it (this
+/// runs on every event of every run log).
+fn is_deterministic_id(id: &str, parts: [&str; 3], idx: i64) -> bool {
+    let mut rest = id;
+    for part in parts {
+        match rest.strip_prefix(part).and_then(|r| r.strip_prefix('-')) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    if idx < 0 {
+        return rest == format!("{idx:03}");
+    }
+    let digits = idx.checked_ilog10().map_or(1, |d| d as usize + 1);
+    rest.len() == digits.max(3)
+        && rest.bytes().all(|b| b.is_ascii_digit())
+        && rest.parse() == Ok(idx)
+}
+
 impl RunLog {
     pub fn record(&mut self, doc: &Node, index: usize, out: &mut Vec<Issue>) {
         self.records += 1;
@@ -140,11 +159,10 @@ impl RunLog {
         field: &str,
         out: &mut Vec<Issue>,
     ) {
-        let ptr = format!("/{field}");
         let Some(idx) = doc.get(field).and_then(Node::as_i64) else {
             out.push(Issue::new(
                 CHECK,
-                ptr,
+                format!("/{field}"),
                 format!("`{rt}` needs an integer `{field}`"),
             ));
             return;
@@ -154,7 +172,7 @@ impl RunLog {
         {
             out.push(Issue::new(
                 CHECK,
-                ptr.clone(),
+                format!("/{field}"),
                 format!("`{field}` {idx} after {prev}: must strictly increase"),
             ));
         }
@@ -172,9 +190,9 @@ impl RunLog {
             .get("variant_id")
             .and_then(Node::as_str)
             .unwrap_or(&self.run_ids.1);
-        let expected = format!("{case}-{variant}-{tag}-{idx:03}");
         let id = doc.get(id_field).and_then(Node::as_str);
-        if id != Some(expected.as_str()) {
+        if !id.is_some_and(|id| is_deterministic_id(id, [case, variant, tag], idx)) {
+            let expected = format!("{case}-{variant}-{tag}-{idx:03}");
             out.push(Issue::new(
                 CHECK,
                 format!("/{id_field}"),
@@ -244,6 +262,32 @@ fn misplaced_stoplists<'v>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deterministic_ids_read_as_formatted() {
+        for idx in [0, 7, 42, 999, 1000, 123_456, -5] {
+            let id = format!("case-1-V0-se-{idx:03}");
+            assert!(
+                is_deterministic_id(&id, ["case-1", "V0", "se"], idx),
+                "{id}"
+            );
+            assert!(
+                !is_deterministic_id(&id, ["case-1", "V0", "se"], idx + 1),
+                "{id}"
+            );
+        }
+        let bad = [
+            "case-1-V0-se-7",
+            "case-1-V0-se-0007",
+            "case-1-V0-bd-007",
+            "case-1-V1-se-007",
+            "case-1-V0-se-+07",
+            "case-1-V0-se-007 ",
+        ];
+        for id in bad {
+            assert!(!is_deterministic_id(id, ["case-1", "V0", "se"], 7), "{id}");
+        }
+    }
     use serde_json::{Value, json};
 
     fn meta() -> Value {
