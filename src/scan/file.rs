@@ -3,14 +3,15 @@
 //! each unit is detected, its encoded runs peeled and detected again, and every match
 //! turned into a masked, fingerprinted [`Finding`].
 
+mod record;
+
 use super::audit::FileAudit;
-use super::excerpt::{excerpt, mask_in_pointer, redact_pointer};
 use super::keys::{KeyProbe, SkipAll};
 use super::{keys, layers};
 use crate::detect::{self, RawMatch, Scratch};
-use crate::finding::{Finding, Location};
+use crate::finding::Finding;
 use crate::formats::tree::{Node, TreeBuilder};
-use crate::formats::{Encoding, LineIndex, Unit, json};
+use crate::formats::{LineIndex, Unit, json};
 use crate::provenance::Claim;
 use crate::report::fingerprint::FingerprintKey;
 use crate::rules::RuleSet;
@@ -58,8 +59,13 @@ pub struct FileScanner<'a> {
     rules: &'a RuleSet,
     key: &'a FingerprintKey,
     rel: &'a str,
-    text: &'a [u8],
+    /// Line index of the text being scanned (the whole file, or the current piece of
+    /// a stream), built when a finding needs placing.
     lines: Option<LineIndex>,
+    /// Where the current piece of a stream starts: lines before it, and characters
+    /// of its first line that came in earlier pieces.
+    lines_before: u32,
+    columns_before: u32,
     scratch: Scratch,
     matches: Vec<RawMatch>,
     budget: usize,
@@ -72,16 +78,18 @@ pub struct FileScanner<'a> {
     content: bool,
     /// New object keys this file may still have judged (see [`keys`]).
     key_probes: u32,
+    claims: Vec<Claim>,
 }
 
 impl<'a> FileScanner<'a> {
-    pub fn new(rules: &'a RuleSet, key: &'a FingerprintKey, rel: &'a str, text: &'a [u8]) -> Self {
+    pub fn new(rules: &'a RuleSet, key: &'a FingerprintKey, rel: &'a str) -> Self {
         FileScanner {
             rules,
             key,
             rel,
-            text,
             lines: None,
+            lines_before: 0,
+            columns_before: 0,
             scratch: rules.take_scratch(),
             matches: Vec::new(),
             budget: DECODE_BUDGET,
@@ -91,6 +99,7 @@ impl<'a> FileScanner<'a> {
             audit: None,
             content: true,
             key_probes: keys::PROBES_PER_FILE,
+            claims: Vec::new(),
         }
     }
 
@@ -101,51 +110,76 @@ impl<'a> FileScanner<'a> {
         self
     }
 
-    /// Scans the file; returns its findings and the file-hash claims it makes.
-    pub fn run(mut self, name: &str) -> (Vec<Finding>, Vec<Claim>) {
-        let text = self.text;
+    /// How a file opening with `first` can be scanned in pieces; `None` when it must be
+    /// read whole (one JSON document, a manifest).
+    pub fn stream_format(&self, name: &str, first: &[u8]) -> Option<Format> {
+        if self.audit.as_ref().is_some_and(|a| a.is_manifest(name)) {
+            return None;
+        }
+        match Format::detect(name, first) {
+            Format::Json => None,
+            format => Some(format),
+        }
+    }
+
+    /// Scans a file's whole text; returns its findings and the file-hash claims it makes.
+    pub fn run(mut self, name: &str, text: &[u8]) -> (Vec<Finding>, Vec<Claim>) {
         if self.audit.as_ref().is_some_and(|a| a.is_manifest(name)) {
             let index = LineIndex::new(text);
             if let Some(a) = self.audit.as_mut() {
                 a.manifest(text, name, |line| index.line_start(line, text.len()));
             }
             self.lines = Some(index);
-            self.scan_text(0, text.len());
+            self.scan_text(text, 0, text.len());
         } else {
             match Format::detect(name, text) {
-                Format::Json => self.scan_json(name),
-                Format::Jsonl => self.scan_jsonl(0, true),
-                Format::Text => self.scan_text(0, text.len()),
+                Format::Json => self.scan_json(name, text),
+                Format::Jsonl => self.scan_jsonl(text, 0, true),
+                Format::Text => self.scan_text(text, 0, text.len()),
             }
         }
-        let Some(mut audit) = self.audit.take() else {
-            return (std::mem::take(&mut self.findings), Vec::new());
-        };
-        audit.finish();
-        for p in std::mem::take(&mut audit.problems) {
-            let pointer = p
-                .pointer
-                .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr));
-            self.problem(p.check, p.offset, pointer, &p.message);
+        self.settle(text);
+        self.finish()
+    }
+
+    /// Scans the next piece of a streamed file, JSON Lines or text, in file order: the
+    /// next piece starts `done` bytes in (JSON Lines pieces hold whole lines; a text
+    /// piece cut inside a long line is read again from a little before the cut).
+    /// Findings are placed (line, column) before the piece is let go.
+    pub fn feed(&mut self, piece: &[u8], format: Format, done: usize) {
+        match format {
+            Format::Jsonl => self.scan_jsonl(piece, 0, true),
+            Format::Json | Format::Text => self.scan_text(piece, 0, piece.len()),
         }
-        let claims = std::mem::take(&mut audit.claims)
-            .into_iter()
-            .map(|c| {
-                let (line, column) = self.locate(c.offset);
-                Claim {
-                    claimant: self.rel.to_string(),
-                    line: Some(line),
-                    column: Some(column),
-                    pointer: c
-                        .pointer
-                        .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr)),
-                    expected: c.expected,
-                    target: c.target,
-                    from_manifest: c.from_manifest,
-                }
-            })
-            .collect();
-        (std::mem::take(&mut self.findings), claims)
+        self.settle(piece);
+        let done = &piece[..done.min(piece.len())];
+        let chars = |b: &[u8]| b.iter().filter(|&&c| (c & 0xC0) != 0x80).count();
+        let saturate = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        match memchr::memrchr(b'\n', done) {
+            Some(last) => {
+                let lines = memchr::memchr_iter(b'\n', done).count();
+                self.lines_before = self.lines_before.saturating_add(saturate(lines));
+                self.columns_before = saturate(chars(&done[last + 1..]));
+            }
+            None => {
+                self.columns_before = self.columns_before.saturating_add(saturate(chars(done)));
+            }
+        }
+        self.lines = None;
+    }
+
+    /// File-level checks after the last record; returns the findings and claims.
+    pub fn finish(mut self) -> (Vec<Finding>, Vec<Claim>) {
+        if let Some(audit) = self.audit.as_mut() {
+            audit.finish();
+        }
+        // File-level problems sit at the file's start, whatever piece is in hand.
+        (self.lines_before, self.columns_before, self.lines) = (0, 0, None);
+        self.settle(&[]);
+        (
+            std::mem::take(&mut self.findings),
+            std::mem::take(&mut self.claims),
+        )
     }
 
     /// Whether the audit wants the tree of record `doc`.
@@ -178,9 +212,8 @@ impl<'a> FileScanner<'a> {
         json::tokenize_with(doc, base, unit, tree, &mut probe)
     }
 
-    fn scan_json(&mut self, name: &str) {
+    fn scan_json(&mut self, name: &str, text: &[u8]) {
         let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
-        let text = self.text;
         let mut unit = Unit::default();
         let mut tree = TreeBuilder::default();
         // The size limit is the document's, not the trailing whitespace's.
@@ -189,23 +222,22 @@ impl<'a> FileScanner<'a> {
         match outcome {
             Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
-                    self.judge(&unit);
+                    self.judge(text, &unit);
                 }
                 self.audit_record(tree.finish(), &text[..end], 0);
             }
             // Several documents one after another: JSON Lines under another name.
-            Ok(_) => self.scan_jsonl(0, named_json),
+            Ok(_) => self.scan_jsonl(text, 0, named_json),
             Err(err) => {
                 if named_json {
-                    self.format_finding(err.offset, err.message);
+                    self.format_finding(text, err.offset, err.message);
                 }
-                self.scan_text(0, self.text.len());
+                self.scan_text(text, 0, text.len());
             }
         }
     }
 
-    fn scan_jsonl(&mut self, from: usize, report_errors: bool) {
-        let text = self.text;
+    fn scan_jsonl(&mut self, text: &[u8], from: usize, report_errors: bool) {
         let mut unit = Unit::default();
         let mut pos = from;
         while pos < text.len() {
@@ -233,7 +265,7 @@ impl<'a> FileScanner<'a> {
                         unit.segments.truncate(mark.1);
                         unit.checkpoints.truncate(mark.2);
                         if report_errors {
-                            self.format_finding(err.offset, err.message);
+                            self.format_finding(text, err.offset, err.message);
                         }
                         unit.push_plain(line, pos, None);
                     }
@@ -241,18 +273,18 @@ impl<'a> FileScanner<'a> {
             }
             if unit.text.len() >= UNIT_TARGET_BYTES {
                 if self.content {
-                    self.judge(&unit);
+                    self.judge(text, &unit);
                 }
                 unit.clear();
             }
             pos = end + 1;
         }
         if !unit.segments.is_empty() && self.content {
-            self.judge(&unit);
+            self.judge(text, &unit);
         }
     }
 
-    fn scan_text(&mut self, from: usize, to: usize) {
+    fn scan_text(&mut self, text: &[u8], from: usize, to: usize) {
         if !self.content {
             return;
         }
@@ -261,18 +293,18 @@ impl<'a> FileScanner<'a> {
         while start < to {
             let mut end = (start + TEXT_CHUNK).min(to);
             if end < to
-                && let Some(nl) = memchr::memrchr(b'\n', &self.text[start..end])
+                && let Some(nl) = memchr::memrchr(b'\n', &text[start..end])
                 && nl > TEXT_CHUNK / 2
             {
                 end = start + nl + 1;
             }
             unit.clear();
-            unit.push_plain(&self.text[start..end], start, None);
-            self.judge(&unit);
+            unit.push_plain(&text[start..end], start, None);
+            self.judge(text, &unit);
             if end >= to {
                 break;
             }
-            start = if self.text[end - 1] == b'\n' {
+            start = if text[end - 1] == b'\n' {
                 end
             } else {
                 end - TEXT_OVERLAP
@@ -281,110 +313,18 @@ impl<'a> FileScanner<'a> {
     }
 
     /// Detects in `unit` and in every layer peeled from it, and records findings.
-    fn judge(&mut self, unit: &Unit) {
+    fn judge(&mut self, text: &[u8], unit: &Unit) {
         let mut budget = self.budget;
         layers::walk(unit, &mut budget, &mut |layer| {
             self.matches.clear();
             detect::detect(self.rules, layer, &mut self.scratch, &mut self.matches);
             let matches = std::mem::take(&mut self.matches);
             for m in &matches {
-                self.record(layer, m, &matches);
+                self.record(text, layer, m, &matches);
             }
             self.matches = matches;
         });
         self.budget = budget;
-    }
-
-    fn locate(&mut self, raw: usize) -> (u32, u32) {
-        let text = self.text;
-        self.lines
-            .get_or_insert_with(|| LineIndex::new(text))
-            .locate(text, raw)
-    }
-
-    fn record(&mut self, unit: &Unit, m: &RawMatch, all: &[RawMatch]) {
-        let rule = &self.rules.rules[m.rule];
-        let value = &unit.text[m.start..m.end];
-        let raw = unit.raw_offset(m.seg, m.start);
-        let (line, column) = self.locate(raw);
-        // A token joined across lines starts where the line's own tail does: when that
-        // tail was already reported by the same rule, the joined reading (the path
-        // plus the next line's first word) is the same finding again, not a new one.
-        if unit.encoding == Some(Encoding::Unwrapped)
-            && self.placed.contains(&(m.rule, line, column))
-        {
-            return;
-        }
-        let fingerprint = self.key.fingerprint(&rule.id, value);
-        if !self
-            .seen
-            .insert((m.rule, line, column, fingerprint.0.clone()))
-        {
-            return;
-        }
-        self.placed.insert((m.rule, line, column));
-        let pointer = unit.segments[m.seg]
-            .node
-            .map(|n| mask_in_pointer(unit.paths.pointer(n), unit, all, self.rules));
-        let message = match unit.encoding {
-            Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
-            Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
-            Some(Encoding::Unwrapped) => format!("{} (wrapped across lines)", rule.description),
-            Some(Encoding::Folded) => format!(
-                "{} (disguised with full-width or invisible characters)",
-                rule.description
-            ),
-            _ => rule.description.clone(),
-        };
-        self.findings.push(Finding {
-            rule_id: rule.id.clone(),
-            category: rule.category,
-            severity: rule.severity,
-            location: Location {
-                path: self.rel.to_string(),
-                line: Some(line),
-                column: Some(column),
-                json_pointer: pointer,
-            },
-            excerpt: excerpt(unit, m, all, self.rules),
-            fingerprint,
-            message,
-            commit: None,
-        });
-    }
-
-    fn format_finding(&mut self, offset: usize, message: &str) {
-        self.problem(
-            "invalid_json",
-            offset,
-            None,
-            &format!("{message}; the line was scanned as text"),
-        );
-    }
-
-    /// A finding from a built-in check (format, provenance); it names no value, so the
-    /// fingerprint covers the place and the problem.
-    fn problem(&mut self, check: &str, offset: usize, pointer: Option<String>, what: &str) {
-        let Some(rule) = self.rules.check(check) else {
-            return;
-        };
-        let (line, column) = self.locate(offset);
-        let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
-        self.findings.push(Finding {
-            rule_id: rule.id.clone(),
-            category: rule.category,
-            severity: rule.severity,
-            location: Location {
-                path: self.rel.to_string(),
-                line: Some(line),
-                column: Some(column),
-                json_pointer: pointer,
-            },
-            excerpt: what.to_string(),
-            fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
-            message: rule.description.clone(),
-            commit: None,
-        });
     }
 }
 

@@ -13,7 +13,9 @@ mod excerpt;
 pub mod file;
 mod keys;
 mod layers;
+mod one;
 pub mod read;
+mod stream;
 pub mod walk;
 
 use crate::config::Config;
@@ -22,10 +24,11 @@ use crate::finding::{Category, Finding};
 use crate::provenance::cache::HashCache;
 use crate::provenance::{Claim, ClaimSite, SeenFile, Verifier};
 use crate::report::fingerprint::FingerprintKey;
-use crate::report::{FileRecord, FileStatus, Report};
+use crate::report::{FileRecord, Report};
 use crate::rules::RuleSet;
-use audit::{AuditConfig, FileAudit};
-use read::{SkipReason, Skipped};
+use audit::AuditConfig;
+use one::skipped;
+use read::Skipped;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -262,143 +265,5 @@ impl Scanner {
             || base.ends_with(".json")
             || base.ends_with(".jsonl")
             || base.ends_with(".ndjson")
-    }
-
-    /// Reads and scans one file on disk; `rel` is the path the report shows.
-    pub fn scan_path(&self, path: &Path, rel: String) -> FileOutcome {
-        let lock = || self.buffers.lock().unwrap_or_else(|e| e.into_inner());
-        let mut bufs = lock().pop().unwrap_or_default();
-        let outcome = self.scan_path_with(path, rel, &mut bufs);
-        bufs.trim();
-        lock().push(bufs);
-        outcome
-    }
-
-    fn scan_path_with(
-        &self,
-        path: &Path,
-        rel: String,
-        bufs: &mut read::ReadBuffers,
-    ) -> FileOutcome {
-        match read::read_file_into(path, self.config.scan.max_file_bytes, bufs) {
-            Ok(data) => {
-                self.cache.record(path, data.stamp, &data.sha256);
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let transcript = sibling_transcript(path, &name);
-                let audit = FileAudit::new(&self.audit, &rel, transcript);
-                let (findings, claims) =
-                    file::FileScanner::new(&self.rules, &self.key, &rel, bufs.text(&data))
-                        .with_audit(Some(audit), self.mode == Mode::Full)
-                        .run(&name);
-                FileOutcome {
-                    record: FileRecord {
-                        path: rel,
-                        sha256: Some(data.sha256),
-                        bytes: data.bytes,
-                        status: FileStatus::Scanned,
-                        reason: None,
-                        error: false,
-                    },
-                    findings,
-                    claims,
-                }
-            }
-            Err(skip) => {
-                if let (Some(stamp), Some(sha256)) = (skip.stamp, &skip.sha256) {
-                    self.cache.record(path, stamp, sha256);
-                }
-                skipped(rel, skip)
-            }
-        }
-    }
-
-    /// Scans bytes that did not come from a file on disk (a git blob, a test); `rel`
-    /// names it in the report and picks the format. Claims on other files are returned
-    /// for the caller to verify against its own store.
-    pub fn scan_blob(&self, rel: &str, raw: Vec<u8>) -> FileOutcome {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        self.scan_blob_as(rel, name, raw)
-    }
-
-    /// [`Scanner::scan_blob`] with the format chosen by `name` rather than by `rel`: a
-    /// symbolic link named `x.json` holds a path, which is text.
-    pub fn scan_blob_as(&self, rel: &str, name: &str, raw: Vec<u8>) -> FileOutcome {
-        use sha2::{Digest, Sha256};
-        let sha256 = crate::hex::encode(&Sha256::digest(&raw));
-        let bytes = raw.len() as u64;
-        if bytes > self.config.scan.max_file_bytes {
-            let reason = SkipReason::TooLarge {
-                bytes,
-                limit: self.config.scan.max_file_bytes,
-            };
-            return skipped(
-                rel.to_string(),
-                Skipped {
-                    reason,
-                    sha256: Some(sha256),
-                    bytes,
-                    stamp: None,
-                },
-            );
-        }
-        match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
-            Ok((text, _gzip)) => {
-                let audit = FileAudit::new(&self.audit, rel, None);
-                let (findings, claims) = file::FileScanner::new(&self.rules, &self.key, rel, &text)
-                    .with_audit(Some(audit), self.mode == Mode::Full)
-                    .run(name);
-                FileOutcome {
-                    record: FileRecord {
-                        path: rel.to_string(),
-                        sha256: Some(sha256),
-                        bytes,
-                        status: FileStatus::Scanned,
-                        reason: None,
-                        error: false,
-                    },
-                    findings,
-                    claims,
-                }
-            }
-            Err(reason) => skipped(
-                rel.to_string(),
-                Skipped {
-                    reason,
-                    sha256: Some(sha256),
-                    bytes,
-                    stamp: None,
-                },
-            ),
-        }
-    }
-}
-
-/// The `transcript.json` beside an evidence pack, which `turn_index` and `http_audit`
-/// are checked against.
-fn sibling_transcript(path: &Path, name: &str) -> Option<crate::schema::Transcript> {
-    if !name.starts_with("evidence_pack") {
-        return None;
-    }
-    let sibling = path.with_file_name("transcript.json");
-    let data = read::read_file(&sibling, 64 << 20).ok()?;
-    let value = crate::formats::tree::Node::parse(&data.text).ok()?;
-    crate::schema::Transcript::of(&value)
-}
-
-fn skipped(rel: String, skip: Skipped) -> FileOutcome {
-    FileOutcome {
-        record: FileRecord {
-            path: rel,
-            sha256: skip.sha256,
-            bytes: skip.bytes,
-            status: FileStatus::Skipped,
-            error: skip.reason.is_error(),
-            reason: Some(skip.reason.to_string()),
-        },
-        findings: Vec::new(),
-        claims: Vec::new(),
     }
 }

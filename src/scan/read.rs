@@ -86,6 +86,12 @@ impl ReadBuffers {
         if meta.gzip { &self.inflated } else { &self.raw }
     }
 
+    /// The bytes of the file last read by [`read_raw_into`], and the buffer its
+    /// inflated pieces go to.
+    pub fn raw_and_pieces(&mut self) -> (&[u8], &mut Vec<u8>) {
+        (&self.raw, &mut self.inflated)
+    }
+
     /// Drops buffers grown past [`ReadBuffers::KEEP`].
     pub fn trim(&mut self) {
         for buf in [&mut self.raw, &mut self.inflated] {
@@ -119,6 +125,30 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<FileData, Skipped> {
 
 /// Reads, hashes and (for gzip) inflates a file into `bufs`.
 pub fn read_file_into(
+    path: &Path,
+    max_bytes: u64,
+    bufs: &mut ReadBuffers,
+) -> Result<FileMeta, Skipped> {
+    let meta = read_raw_into(path, max_bytes, bufs)?;
+    if !meta.gzip {
+        return Ok(meta);
+    }
+    let checked = gunzip_into(&bufs.raw, max_bytes, &mut bufs.inflated)
+        .and_then(|()| text_only(&bufs.inflated));
+    match checked {
+        Ok(()) => Ok(meta),
+        Err(reason) => Err(Skipped {
+            reason,
+            sha256: Some(meta.sha256),
+            bytes: meta.bytes,
+            stamp: Some(meta.stamp),
+        }),
+    }
+}
+
+/// Reads and hashes a file into `bufs`, and refuses binary content; gzip is left
+/// compressed, for [`Pieces`] to inflate (and check) as it is scanned.
+pub fn read_raw_into(
     path: &Path,
     max_bytes: u64,
     bufs: &mut ReadBuffers,
@@ -165,9 +195,7 @@ pub fn read_file_into(
     let stamp = crate::provenance::cache::Stamp::of(&meta);
     let gzip = is_gzip(raw);
     let checked = match gzip {
-        true => {
-            gunzip_into(raw, max_bytes, &mut bufs.inflated).and_then(|()| text_only(&bufs.inflated))
-        }
+        true => Ok(()),
         false => text_only(raw),
     };
     match checked {
@@ -191,7 +219,7 @@ fn is_gzip(raw: &[u8]) -> bool {
 }
 
 /// Binary content is skipped, as git and ripgrep decide it: a NUL early on.
-fn text_only(text: &[u8]) -> Result<(), SkipReason> {
+pub fn text_only(text: &[u8]) -> Result<(), SkipReason> {
     match memchr::memchr(0, &text[..text.len().min(BINARY_SNIFF)]) {
         Some(_) => Err(SkipReason::Binary),
         None => Ok(()),
@@ -225,6 +253,39 @@ pub fn gunzip_into(raw: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), Skip
         return Err(SkipReason::Bomb { limit });
     }
     Ok(())
+}
+
+/// Gzip inflated a piece at a time into one buffer, with the same cap on the total as
+/// [`gunzip`]: memory stays at a piece or two (plus the longest JSON Lines record)
+/// however large the file inflates.
+pub struct Pieces<'r> {
+    decoder: MultiGzDecoder<&'r [u8]>,
+    limit: u64,
+    total: u64,
+}
+
+impl<'r> Pieces<'r> {
+    pub fn new(raw: &'r [u8], limit: u64) -> Self {
+        Pieces {
+            decoder: MultiGzDecoder::new(raw),
+            limit,
+            total: 0,
+        }
+    }
+
+    /// Appends up to `want` more inflated bytes to `buf`; `Ok(false)` once the last
+    /// are in.
+    pub fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<bool, SkipReason> {
+        let got = (&mut self.decoder)
+            .take(want as u64)
+            .read_to_end(buf)
+            .map_err(|e| SkipReason::CorruptGzip(e.to_string()))?;
+        self.total += got as u64;
+        if self.total > self.limit {
+            return Err(SkipReason::Bomb { limit: self.limit });
+        }
+        Ok(got == want)
+    }
 }
 
 #[cfg(unix)]

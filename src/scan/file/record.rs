@@ -1,0 +1,152 @@
+//! Placing what a file scan found: lines and columns (also across the pieces of a
+//! streamed file), masked pointers and excerpts, fingerprints, and the findings of the
+//! built-in format and provenance checks.
+
+use super::FileScanner;
+use crate::detect::RawMatch;
+use crate::finding::{Finding, Location};
+use crate::formats::{Encoding, LineIndex, Unit};
+use crate::provenance::Claim;
+use crate::scan::excerpt::{excerpt, mask_in_pointer, redact_pointer};
+
+impl FileScanner<'_> {
+    /// Turns the audit's problems and claims so far, placed by offsets in `text`, into
+    /// findings and claims with lines and columns.
+    pub(super) fn settle(&mut self, text: &[u8]) {
+        let Some(audit) = self.audit.as_mut() else {
+            return;
+        };
+        let (problems, claims) = (
+            std::mem::take(&mut audit.problems),
+            std::mem::take(&mut audit.claims),
+        );
+        for p in problems {
+            let pointer = p
+                .pointer
+                .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr));
+            self.problem(text, p.check, p.offset, pointer, &p.message);
+        }
+        for c in claims {
+            let (line, column) = self.locate(text, c.offset);
+            let pointer = c
+                .pointer
+                .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr));
+            self.claims.push(Claim {
+                claimant: self.rel.to_string(),
+                line: Some(line),
+                column: Some(column),
+                pointer,
+                expected: c.expected,
+                target: c.target,
+                from_manifest: c.from_manifest,
+            });
+        }
+    }
+
+    /// Line and column in the file of offset `raw` of `text` (the file, or the piece of
+    /// it in hand).
+    pub(super) fn locate(&mut self, text: &[u8], raw: usize) -> (u32, u32) {
+        let (line, column) = self
+            .lines
+            .get_or_insert_with(|| LineIndex::new(text))
+            .locate(text, raw);
+        let column = match line {
+            1 => column.saturating_add(self.columns_before),
+            _ => column,
+        };
+        (line.saturating_add(self.lines_before), column)
+    }
+
+    pub(super) fn record(&mut self, text: &[u8], unit: &Unit, m: &RawMatch, all: &[RawMatch]) {
+        let rule = &self.rules.rules[m.rule];
+        let value = &unit.text[m.start..m.end];
+        let raw = unit.raw_offset(m.seg, m.start);
+        let (line, column) = self.locate(text, raw);
+        // A token joined across lines starts where the line's own tail does: when that
+        // tail was already reported by the same rule, the joined reading (the path
+        // plus the next line's first word) is the same finding again, not a new one.
+        if unit.encoding == Some(Encoding::Unwrapped)
+            && self.placed.contains(&(m.rule, line, column))
+        {
+            return;
+        }
+        let fingerprint = self.key.fingerprint(&rule.id, value);
+        if !self
+            .seen
+            .insert((m.rule, line, column, fingerprint.0.clone()))
+        {
+            return;
+        }
+        self.placed.insert((m.rule, line, column));
+        let pointer = unit.segments[m.seg]
+            .node
+            .map(|n| mask_in_pointer(unit.paths.pointer(n), unit, all, self.rules));
+        let message = match unit.encoding {
+            Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
+            Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
+            Some(Encoding::Unwrapped) => format!("{} (wrapped across lines)", rule.description),
+            Some(Encoding::Folded) => format!(
+                "{} (disguised with full-width or invisible characters)",
+                rule.description
+            ),
+            _ => rule.description.clone(),
+        };
+        self.findings.push(Finding {
+            rule_id: rule.id.clone(),
+            category: rule.category,
+            severity: rule.severity,
+            location: Location {
+                path: self.rel.to_string(),
+                line: Some(line),
+                column: Some(column),
+                json_pointer: pointer,
+            },
+            excerpt: excerpt(unit, m, all, self.rules),
+            fingerprint,
+            message,
+            commit: None,
+        });
+    }
+
+    pub(super) fn format_finding(&mut self, text: &[u8], offset: usize, message: &str) {
+        self.problem(
+            text,
+            "invalid_json",
+            offset,
+            None,
+            &format!("{message}; the line was scanned as text"),
+        );
+    }
+
+    /// A finding from a built-in check (format, provenance); it names no value, so the
+    /// fingerprint covers the place and the problem.
+    pub(super) fn problem(
+        &mut self,
+        text: &[u8],
+        check: &str,
+        offset: usize,
+        pointer: Option<String>,
+        what: &str,
+    ) {
+        let Some(rule) = self.rules.check(check) else {
+            return;
+        };
+        let (line, column) = self.locate(text, offset);
+        let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
+        self.findings.push(Finding {
+            rule_id: rule.id.clone(),
+            category: rule.category,
+            severity: rule.severity,
+            location: Location {
+                path: self.rel.to_string(),
+                line: Some(line),
+                column: Some(column),
+                json_pointer: pointer,
+            },
+            excerpt: what.to_string(),
+            fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
+            message: rule.description.clone(),
+            commit: None,
+        });
+    }
+}

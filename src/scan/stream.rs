@@ -1,0 +1,91 @@
+//! Gzip files are inflated and scanned a piece at a time: a run log that inflates to
+//! hundreds of megabytes costs a few megabytes of memory, not its size.
+//!
+//! JSON Lines and text stream; a piece ends at its last line break, so every record is
+//! whole (a record longer than a piece grows the piece to hold it). A text line longer
+//! than a piece is cut, and read again from a little before the cut so a match across
+//! it is seen. A single JSON document (`.json.gz`, or content opening with `{`/`[`) and
+//! manifests are read whole, as their readers need all of them.
+
+use super::file::{FileScanner, Format};
+use super::read::{Pieces, SkipReason, text_only};
+use crate::finding::Finding;
+use crate::provenance::Claim;
+
+/// Inflated bytes asked for at a time.
+const PIECE: usize = 4 << 20;
+/// Bytes of a cut text line read again with the next piece.
+const OVERLAP: usize = 4096;
+
+/// What a streamed file gave: its findings and claims, and why it stopped early if it
+/// did (corrupt or past the cap) — what was read before that is still reported.
+pub(super) struct Streamed {
+    pub findings: Vec<Finding>,
+    pub claims: Vec<Claim>,
+    pub stopped: Option<SkipReason>,
+}
+
+/// Scans gzip `raw` piece by piece through `scanner`; `buf` is the worker's buffer.
+/// `Err` when nothing was scanned: binary content, or an error in the first piece.
+pub(super) fn scan_gzip(
+    mut scanner: FileScanner<'_>,
+    name: &str,
+    raw: &[u8],
+    limit: u64,
+    buf: &mut Vec<u8>,
+) -> Result<Streamed, SkipReason> {
+    buf.clear();
+    let mut pieces = Pieces::new(raw, limit);
+    let mut more = pieces.fill(buf, PIECE)?;
+    text_only(buf)?;
+    let Some(format) = scanner.stream_format(name, buf) else {
+        while more {
+            more = pieces.fill(buf, PIECE)?;
+        }
+        let (findings, claims) = scanner.run(name, buf);
+        return Ok(Streamed {
+            findings,
+            claims,
+            stopped: None,
+        });
+    };
+    let mut stopped = None;
+    loop {
+        let (cut, done) = match memchr::memrchr(b'\n', buf) {
+            _ if !more => (buf.len(), buf.len()),
+            Some(last) => (last + 1, last + 1),
+            // A text line longer than a piece: cut it, keeping an overlap.
+            None if format == Format::Text && buf.len() >= PIECE => {
+                (buf.len(), buf.len() - OVERLAP)
+            }
+            // A record not yet whole: read on.
+            None => (0, 0),
+        };
+        if cut > 0 {
+            scanner.feed(&buf[..cut], format, done);
+            buf.drain(..done);
+        }
+        if !more {
+            break;
+        }
+        match pieces.fill(buf, PIECE) {
+            Ok(m) => more = m,
+            Err(reason) => {
+                // Scan what was inflated before the stream broke, and report why it
+                // stopped. A last record cut short is read as text: not reported as
+                // invalid JSON, but a leak in it is still found.
+                let whole = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+                scanner.feed(&buf[..whole], format, whole);
+                scanner.feed(&buf[whole..], Format::Text, buf.len() - whole);
+                stopped = Some(reason);
+                break;
+            }
+        }
+    }
+    let (findings, claims) = scanner.finish();
+    Ok(Streamed {
+        findings,
+        claims,
+        stopped,
+    })
+}
