@@ -161,3 +161,30 @@ fn a_stream_broken_part_way_reports_what_came_before() {
         .collect();
     assert!(emails.contains(&1) && emails.len() > 5, "{emails:?}");
 }
+
+#[test]
+fn a_small_file_cut_short_reports_what_came_before() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    // Well under one piece: the error comes in the first read.
+    let bytes = gz(records(3_000).as_bytes());
+    std::fs::write(
+        dir.path().join("run.jsonl.gz"),
+        &bytes[..bytes.len() * 2 / 3],
+    )
+    .expect("write");
+    let r = scan_json(home.path(), dir.path(), &[]);
+    assert_eq!(r.code, 2, "a broken file makes the scan incomplete");
+    let report = r.json();
+    let s = status(&report, "run.jsonl.gz");
+    assert!(s.starts_with("skipped corrupt gzip"), "{s}");
+    assert!(s.contains("what came before it was scanned"), "{s}");
+    let first = findings(&report)
+        .into_iter()
+        .filter(|f| f.5 == "email.address")
+        .map(|f| f.1)
+        .min();
+    assert_eq!(first, Some(1));
+}

@@ -18,7 +18,6 @@ mod local_path;
 mod pii;
 pub mod secret;
 pub mod validators;
-pub mod verdicts;
 mod window;
 
 use crate::formats::Unit;
@@ -52,8 +51,6 @@ pub struct Scratch {
     digit_which_cache: Option<Cache>,
     lanes: keywords::LaneHits,
     seg_starts: Vec<usize>,
-    /// Kept with the scratch so they outlive one file (see [`verdicts`]).
-    pub key_verdicts: verdicts::Verdicts,
 }
 
 struct Engine {

@@ -26,13 +26,6 @@ enum Frame {
     Array { node: NodeId, index: u32 },
 }
 
-/// Says which object keys the caller has no use for in the unit. A skipped key's text is
-/// left out of the unit; it still names its member in pointers and in the record tree.
-/// Only keys without escapes are asked about (their text is their bytes).
-pub trait KeyFilter {
-    fn skip(&mut self, key: &[u8]) -> bool;
-}
-
 /// Tokenizes one JSON value starting at `doc[0]` (file offset `base`), appending every
 /// string and long number to `unit`. Returns the offset just past the value (relative to
 /// `doc`); trailing bytes are the caller's business.
@@ -50,32 +43,11 @@ pub fn tokenize_tree<'d>(
     tokenize_into(doc, base, unit, Some(tree))
 }
 
-/// [`tokenize`] with an optional tree and a filter of the keys the unit needs.
-pub fn tokenize_with<'d>(
-    doc: &'d [u8],
-    base: usize,
-    unit: &mut Unit,
-    tree: Option<&mut TreeBuilder<'d>>,
-    keys: &mut dyn KeyFilter,
-) -> Result<usize, JsonError> {
-    tokenize_filtered(doc, base, unit, tree, Some(keys))
-}
-
 fn tokenize_into<'d>(
     doc: &'d [u8],
     base: usize,
     unit: &mut Unit,
     tree: Option<&mut TreeBuilder<'d>>,
-) -> Result<usize, JsonError> {
-    tokenize_filtered(doc, base, unit, tree, None)
-}
-
-fn tokenize_filtered<'d>(
-    doc: &'d [u8],
-    base: usize,
-    unit: &mut Unit,
-    tree: Option<&mut TreeBuilder<'d>>,
-    keys: Option<&mut dyn KeyFilter>,
 ) -> Result<usize, JsonError> {
     // Checked once here rather than string by string: a tree borrows its strings from
     // the document. A document that is not UTF-8 gets no tree (as with `Node::parse`):
@@ -91,7 +63,6 @@ fn tokenize_filtered<'d>(
         base,
         pos: 0,
         tree,
-        keys,
     };
     let root = unit.paths.root();
     let mut stack: Vec<Frame> = Vec::new();
@@ -231,17 +202,16 @@ pub fn locate(doc: &[u8], base: usize, pointer: &str) -> usize {
     Locator::new(doc, base).at(pointer)
 }
 
-struct Parser<'d, 't, 'k> {
+struct Parser<'d, 't> {
     doc: &'d [u8],
     /// `doc` as text, when a tree is built and `doc` is UTF-8.
     text: Option<&'d str>,
     base: usize,
     pos: usize,
     tree: Option<&'t mut TreeBuilder<'d>>,
-    keys: Option<&'k mut dyn KeyFilter>,
 }
 
-impl<'d> Parser<'d, '_, '_> {
+impl<'d> Parser<'d, '_> {
     fn emit(&mut self, node: Node<'d>) {
         if let Some(t) = self.tree.as_deref_mut() {
             t.value(node);
@@ -283,23 +253,6 @@ impl<'d> Parser<'d, '_, '_> {
         if self.peek() != Some(b'"') {
             return Err(self.error("expected a string key"));
         }
-        if let Some((start, end)) = self.skipped_key() {
-            let node = match self.text {
-                // A tree is being built: the document is UTF-8, and quotes are char
-                // boundaries.
-                Some(text) => {
-                    let key = &text[start..end];
-                    if let Some(t) = self.tree.as_deref_mut() {
-                        t.key(Cow::Borrowed(key));
-                    }
-                    unit.paths.key(parent, key)
-                }
-                None => unit
-                    .paths
-                    .key(parent, &String::from_utf8_lossy(&self.doc[start..end])),
-            };
-            return self.after_key(node);
-        }
         let seg = self.string(unit, None, true)?;
         let node = if self.tree.is_some() {
             // The tree's key is checked UTF-8 already (with the whole document).
@@ -317,25 +270,6 @@ impl<'d> Parser<'d, '_, '_> {
             }
         };
         unit.segments[seg].node = Some(node);
-        self.after_key(node)
-    }
-
-    /// A key at `self.pos` without escapes that the filter skips: consumed, and the
-    /// range of its text returned.
-    fn skipped_key(&mut self) -> Option<(usize, usize)> {
-        let keys = self.keys.as_deref_mut()?;
-        let start = self.pos + 1;
-        let len = memchr::memchr2(b'"', b'\\', self.doc.get(start..)?)?;
-        let end = start + len;
-        if self.doc[end] != b'"' || !keys.skip(&self.doc[start..end]) {
-            return None;
-        }
-        self.pos = end + 1;
-        Some((start, end))
-    }
-
-    /// The `:` after a key, and the whitespace around it.
-    fn after_key(&mut self, node: NodeId) -> Result<NodeId, JsonError> {
         self.skip_ws();
         if self.peek() != Some(b':') {
             return Err(self.error("expected `:` after a key"));

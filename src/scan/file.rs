@@ -6,8 +6,7 @@
 mod record;
 
 use super::audit::FileAudit;
-use super::keys::{KeyProbe, SkipAll};
-use super::{keys, layers};
+use super::layers;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::Finding;
 use crate::formats::tree::{Node, TreeBuilder};
@@ -22,7 +21,7 @@ use std::collections::HashSet;
 const UNIT_TARGET_BYTES: usize = 1 << 20;
 /// Text files are cut into chunks this large, overlapping so a match on the cut is seen.
 const TEXT_CHUNK: usize = 4 << 20;
-const TEXT_OVERLAP: usize = 4096;
+pub(super) const TEXT_OVERLAP: usize = 4096;
 /// Bytes of context shown on each side of a match in an excerpt.
 pub(super) const EXCERPT_CONTEXT: usize = 48;
 /// Decoded (base64, percent) bytes allowed per file.
@@ -76,8 +75,6 @@ pub struct FileScanner<'a> {
     audit: Option<FileAudit<'a>>,
     /// Privacy detection runs; off for `verify` (provenance only).
     content: bool,
-    /// New object keys this file may still have judged (see [`keys`]).
-    key_probes: u32,
     claims: Vec<Claim>,
 }
 
@@ -98,7 +95,6 @@ impl<'a> FileScanner<'a> {
             findings: Vec::new(),
             audit: None,
             content: true,
-            key_probes: keys::PROBES_PER_FILE,
             claims: Vec::new(),
         }
     }
@@ -193,23 +189,17 @@ impl<'a> FileScanner<'a> {
         }
     }
 
-    /// Tokenizes one document into `unit`, leaving out keys known to be clean.
+    /// Tokenizes one document into `unit`, and into `tree` when the audit wants one.
     fn tokenize<'d>(
-        &mut self,
         doc: &'d [u8],
         base: usize,
         unit: &mut Unit,
         tree: Option<&mut TreeBuilder<'d>>,
     ) -> Result<usize, json::JsonError> {
-        if !self.content {
-            return json::tokenize_with(doc, base, unit, tree, &mut SkipAll);
+        match tree {
+            Some(tree) => json::tokenize_tree(doc, base, unit, tree),
+            None => json::tokenize(doc, base, unit),
         }
-        let mut probe = KeyProbe {
-            rules: self.rules,
-            scratch: &mut self.scratch,
-            probes_left: &mut self.key_probes,
-        };
-        json::tokenize_with(doc, base, unit, tree, &mut probe)
     }
 
     fn scan_json(&mut self, name: &str, text: &[u8]) {
@@ -218,7 +208,7 @@ impl<'a> FileScanner<'a> {
         let mut tree = TreeBuilder::default();
         // The size limit is the document's, not the trailing whitespace's.
         let wants_tree = self.wants_tree(text.trim_ascii_end());
-        let outcome = self.tokenize(text, 0, &mut unit, wants_tree.then_some(&mut tree));
+        let outcome = Self::tokenize(text, 0, &mut unit, wants_tree.then_some(&mut tree));
         match outcome {
             Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
@@ -247,7 +237,7 @@ impl<'a> FileScanner<'a> {
                 let mark = (unit.text.len(), unit.segments.len(), unit.checkpoints.len());
                 let mut tree = TreeBuilder::default();
                 let wants_tree = self.wants_tree(line);
-                let tokens = self.tokenize(line, pos, &mut unit, wants_tree.then_some(&mut tree));
+                let tokens = Self::tokenize(line, pos, &mut unit, wants_tree.then_some(&mut tree));
                 let outcome = tokens.and_then(|used| {
                     match line[used..].iter().all(u8::is_ascii_whitespace) {
                         true => Ok(()),

@@ -1,6 +1,5 @@
 //! A unit and every layer decoded out of it: base64 and percent runs, and on the file's
-//! own text the folded and the unwrapped readings. Scanning and judging a key alone
-//! both walk them in this order.
+//! own text the folded and the unwrapped readings.
 
 use super::decode;
 use crate::formats::{Encoding, Unit};

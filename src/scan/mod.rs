@@ -11,7 +11,6 @@ pub mod audit;
 pub mod decode;
 mod excerpt;
 pub mod file;
-mod keys;
 mod layers;
 mod one;
 pub mod read;

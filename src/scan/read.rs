@@ -274,17 +274,21 @@ impl<'r> Pieces<'r> {
     }
 
     /// Appends up to `want` more inflated bytes to `buf`; `Ok(false)` once the last
-    /// are in.
+    /// are in. On an error, what was inflated before it is in `buf`, and never more
+    /// than one byte past the cap.
     pub fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<bool, SkipReason> {
+        let room = (self.limit + 1).saturating_sub(self.total);
+        let ask = (want as u64).min(room);
         let got = (&mut self.decoder)
-            .take(want as u64)
+            .take(ask)
             .read_to_end(buf)
             .map_err(|e| SkipReason::CorruptGzip(e.to_string()))?;
         self.total += got as u64;
         if self.total > self.limit {
+            buf.truncate(buf.len() - 1);
             return Err(SkipReason::Bomb { limit: self.limit });
         }
-        Ok(got == want)
+        Ok(got as u64 == ask)
     }
 }
 

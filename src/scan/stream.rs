@@ -7,15 +7,13 @@
 //! it is seen. A single JSON document (`.json.gz`, or content opening with `{`/`[`) and
 //! manifests are read whole, as their readers need all of them.
 
-use super::file::{FileScanner, Format};
+use super::file::{FileScanner, Format, TEXT_OVERLAP};
 use super::read::{Pieces, SkipReason, text_only};
 use crate::finding::Finding;
 use crate::provenance::Claim;
 
 /// Inflated bytes asked for at a time.
 const PIECE: usize = 4 << 20;
-/// Bytes of a cut text line read again with the next piece.
-const OVERLAP: usize = 4096;
 
 /// What a streamed file gave: its findings and claims, and why it stopped early if it
 /// did (corrupt or past the cap) — what was read before that is still reported.
@@ -26,7 +24,8 @@ pub(super) struct Streamed {
 }
 
 /// Scans gzip `raw` piece by piece through `scanner`; `buf` is the worker's buffer.
-/// `Err` when nothing was scanned: binary content, or an error in the first piece.
+/// `Err` when nothing was scanned: nothing inflated before an error, binary content,
+/// or a document read whole that did not inflate whole.
 pub(super) fn scan_gzip(
     mut scanner: FileScanner<'_>,
     name: &str,
@@ -36,9 +35,16 @@ pub(super) fn scan_gzip(
 ) -> Result<Streamed, SkipReason> {
     buf.clear();
     let mut pieces = Pieces::new(raw, limit);
-    let mut more = pieces.fill(buf, PIECE)?;
+    let (mut more, mut stopped) = match pieces.fill(buf, PIECE) {
+        Ok(more) => (more, None),
+        Err(reason) if buf.is_empty() => return Err(reason),
+        Err(reason) => (false, Some(reason)),
+    };
     text_only(buf)?;
     let Some(format) = scanner.stream_format(name, buf) else {
+        if let Some(reason) = stopped {
+            return Err(reason);
+        }
         while more {
             more = pieces.fill(buf, PIECE)?;
         }
@@ -49,14 +55,23 @@ pub(super) fn scan_gzip(
             stopped: None,
         });
     };
-    let mut stopped = None;
     loop {
+        if stopped.is_some() {
+            // What was inflated before the stream broke is scanned. A last record cut
+            // short is read as text: not reported as invalid JSON, but a leak in it is
+            // still found.
+            let whole = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+            scanner.feed(&buf[..whole], format, whole);
+            scanner.feed(&buf[whole..], Format::Text, buf.len() - whole);
+            break;
+        }
         let (cut, done) = match memchr::memrchr(b'\n', buf) {
             _ if !more => (buf.len(), buf.len()),
             Some(last) => (last + 1, last + 1),
-            // A text line longer than a piece: cut it, keeping an overlap.
+            // A text line longer than a piece: cut it, and read it again from a little
+            // before the cut, so a match across the cut is seen whole.
             None if format == Format::Text && buf.len() >= PIECE => {
-                (buf.len(), buf.len() - OVERLAP)
+                (buf.len(), buf.len() - TEXT_OVERLAP)
             }
             // A record not yet whole: read on.
             None => (0, 0),
@@ -70,16 +85,7 @@ pub(super) fn scan_gzip(
         }
         match pieces.fill(buf, PIECE) {
             Ok(m) => more = m,
-            Err(reason) => {
-                // Scan what was inflated before the stream broke, and report why it
-                // stopped. A last record cut short is read as text: not reported as
-                // invalid JSON, but a leak in it is still found.
-                let whole = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
-                scanner.feed(&buf[..whole], format, whole);
-                scanner.feed(&buf[whole..], Format::Text, buf.len() - whole);
-                stopped = Some(reason);
-                break;
-            }
+            Err(reason) => stopped = Some(reason),
         }
     }
     let (findings, claims) = scanner.finish();
