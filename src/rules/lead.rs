@@ -294,14 +294,18 @@ fn prefix(h: &Hir) -> Prefix {
 mod tests {
     use super::*;
 
-    fn lead(re: &str) -> Option<usize> {
-        let hir = regex_syntax::ParserBuilder::new()
+    /// Parsed as rules are (`unicode(false)`, `utf8(false)`).
+    fn parse(re: &str) -> Hir {
+        regex_syntax::ParserBuilder::new()
             .unicode(false)
             .utf8(false)
             .build()
             .parse(re)
-            .expect("parses");
-        digit_lead(&hir)
+            .expect("parses")
+    }
+
+    fn lead(re: &str) -> Option<usize> {
+        digit_lead(&parse(re))
     }
 
     #[test]
@@ -323,13 +327,7 @@ mod tests {
     }
 
     fn bounded(re: &str) -> bool {
-        let hir = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(re)
-            .expect("parses");
-        bounded_value(&hir).is_some()
+        bounded_value(&parse(re)).is_some()
     }
 
     #[test]
@@ -338,12 +336,10 @@ mod tests {
             r"(?:^|[^\w-])(?P<value>\d{4}(?:[ -]?\d{4}){3})(?:[^\w-]|$)"
         ));
         assert!(bounded(r"(?:^|\W)(?P<value>[1-9]\d{12})(?:\W|$)"));
-        let hir = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .build()
-            .parse(r"\b(?P<value>\d{3}-?\d{2})\b")
-            .expect("parses");
-        assert_eq!(bounded_value(&hir), Some((5, Some(6))));
+        assert_eq!(
+            bounded_value(&parse(r"\b(?P<value>\d{3}-?\d{2})\b")),
+            Some((5, Some(6)))
+        );
         assert!(bounded(
             r"\b(?P<value>[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7})\b"
         ));
