@@ -94,20 +94,21 @@ impl Scanner {
         use sha2::{Digest, Sha256};
         let sha256 = crate::hex::encode(&Sha256::digest(&raw));
         let bytes = raw.len() as u64;
+        let skip = |reason, sha256| {
+            let skip = Skipped {
+                reason,
+                sha256: Some(sha256),
+                bytes,
+                stamp: None,
+            };
+            skipped(rel.to_string(), skip)
+        };
         if bytes > self.config.scan.max_file_bytes {
             let reason = SkipReason::TooLarge {
                 bytes,
                 limit: self.config.scan.max_file_bytes,
             };
-            return skipped(
-                rel.to_string(),
-                Skipped {
-                    reason,
-                    sha256: Some(sha256),
-                    bytes,
-                    stamp: None,
-                },
-            );
+            return skip(reason, sha256);
         }
         match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
             Ok((text, _gzip)) => {
@@ -128,15 +129,7 @@ impl Scanner {
                     claims,
                 }
             }
-            Err(reason) => skipped(
-                rel.to_string(),
-                Skipped {
-                    reason,
-                    sha256: Some(sha256),
-                    bytes,
-                    stamp: None,
-                },
-            ),
+            Err(reason) => skip(reason, sha256),
         }
     }
 }

@@ -245,18 +245,11 @@ pub fn gunzip(raw: &[u8], limit: u64) -> Result<Vec<u8>, SkipReason> {
 /// [`gunzip`] into `out` (cleared first), reusing its allocation.
 pub fn gunzip_into(raw: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), SkipReason> {
     out.clear();
-    MultiGzDecoder::new(raw)
-        .take(limit + 1)
-        .read_to_end(out)
-        .map_err(|e| SkipReason::CorruptGzip(e.to_string()))?;
-    if out.len() as u64 > limit {
-        return Err(SkipReason::Bomb { limit });
-    }
-    Ok(())
+    // All of it as one piece: the cap is the total's.
+    Pieces::new(raw, limit).fill(out, usize::MAX).map(|_| ())
 }
 
-/// Gzip inflated a piece at a time into one buffer, with the same cap on the total as
-/// [`gunzip`]: memory stays at a piece or two (plus the longest JSON Lines record)
+/// Gzip inflated a piece at a time into one buffer, the total capped at `limit`: memory stays at a piece or two (plus the longest JSON Lines record)
 /// however large the file inflates.
 pub struct Pieces<'r> {
     decoder: MultiGzDecoder<&'r [u8]>,

@@ -4,9 +4,10 @@
 
 use super::FileScanner;
 use crate::detect::RawMatch;
-use crate::finding::{Finding, Location};
+use crate::finding::{Finding, Fingerprint, Location};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
+use crate::rules::Rule;
 use crate::scan::excerpt::{excerpt, mask_in_pointer, redact_pointer};
 
 impl FileScanner<'_> {
@@ -91,17 +92,31 @@ impl FileScanner<'_> {
             ),
             _ => rule.description.clone(),
         };
+        let excerpt = excerpt(unit, m, all, self.rules);
+        self.push(rule, (line, column), pointer, excerpt, fingerprint, message);
+    }
+
+    /// A finding of `rule` at `place` (line, column) of this file.
+    fn push(
+        &mut self,
+        rule: &Rule,
+        place: (u32, u32),
+        json_pointer: Option<String>,
+        excerpt: String,
+        fingerprint: Fingerprint,
+        message: String,
+    ) {
         self.findings.push(Finding {
             rule_id: rule.id.clone(),
             category: rule.category,
             severity: rule.severity,
             location: Location {
                 path: self.rel.to_string(),
-                line: Some(line),
-                column: Some(column),
-                json_pointer: pointer,
+                line: Some(place.0),
+                column: Some(place.1),
+                json_pointer,
             },
-            excerpt: excerpt(unit, m, all, self.rules),
+            excerpt,
             fingerprint,
             message,
             commit: None,
@@ -131,22 +146,10 @@ impl FileScanner<'_> {
         let Some(rule) = self.rules.check(check) else {
             return;
         };
-        let (line, column) = self.locate(text, offset);
+        let place = self.locate(text, offset);
         let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
-        self.findings.push(Finding {
-            rule_id: rule.id.clone(),
-            category: rule.category,
-            severity: rule.severity,
-            location: Location {
-                path: self.rel.to_string(),
-                line: Some(line),
-                column: Some(column),
-                json_pointer: pointer,
-            },
-            excerpt: what.to_string(),
-            fingerprint: self.key.fingerprint(&rule.id, value.as_bytes()),
-            message: rule.description.clone(),
-            commit: None,
-        });
+        let fingerprint = self.key.fingerprint(&rule.id, value.as_bytes());
+        let message = rule.description.clone();
+        self.push(rule, place, pointer, what.to_string(), fingerprint, message);
     }
 }
