@@ -6,7 +6,7 @@ use crate::formats::tree::Node;
 const CHECK: &str = "eval_dataset_schema";
 
 pub fn check(doc: &Node, out: &mut Vec<Issue>) {
-    if let Some(id) = require(doc, "", "case_id", CHECK, out) {
+    if let Some(id) = require(doc, String::new, "case_id", CHECK, out) {
         let ok = id
             .as_str()
             .and_then(|s| s.rsplit_once('-'))
@@ -23,8 +23,8 @@ pub fn check(doc: &Node, out: &mut Vec<Issue>) {
     }
     for key in ["scenario_id", "agent_name", "topic_family"] {
         is_string(
-            require(doc, "", key, CHECK, out),
-            format!("/{key}"),
+            require(doc, String::new, key, CHECK, out),
+            || format!("/{key}"),
             CHECK,
             out,
         );
@@ -37,8 +37,8 @@ pub fn check(doc: &Node, out: &mut Vec<Issue>) {
     ];
     for (key, allowed) in enums {
         string_in(
-            require(doc, "", key, CHECK, out),
-            format!("/{key}"),
+            require(doc, String::new, key, CHECK, out),
+            || format!("/{key}"),
             allowed,
             CHECK,
             out,
@@ -46,13 +46,13 @@ pub fn check(doc: &Node, out: &mut Vec<Issue>) {
     }
     string_array(
         doc.get("available_tools"),
-        "/available_tools".into(),
+        || "/available_tools".into(),
         CHECK,
         out,
     );
     string_array(
         doc.get("required_evals"),
-        "/required_evals".into(),
+        || "/required_evals".into(),
         CHECK,
         out,
     );
@@ -64,15 +64,15 @@ pub fn check(doc: &Node, out: &mut Vec<Issue>) {
             None => {}
             Some(Node::Array(calls)) => {
                 for (i, c) in calls.iter().enumerate() {
-                    let p = format!("/{key}/{i}");
+                    let p = || format!("/{key}/{i}");
                     if !c.is_object() {
-                        out.push(Issue::new(CHECK, p, "must be an object"));
+                        out.push(Issue::new(CHECK, p(), "must be an object"));
                         continue;
                     }
                     for f in fields {
-                        require(c, &p, f, CHECK, out);
+                        require(c, p, f, CHECK, out);
                     }
-                    is_string(c.get("tool"), format!("{p}/tool"), CHECK, out);
+                    is_string(c.get("tool"), || format!("{}/tool", p()), CHECK, out);
                 }
             }
             Some(_) => out.push(Issue::new(CHECK, format!("/{key}"), "must be an array")),

@@ -7,6 +7,7 @@ mod eval_dataset;
 mod evidence_pack;
 pub mod exaid;
 mod qa_case;
+mod subset;
 
 use crate::formats::tree::Node;
 use serde::Deserialize;
@@ -179,10 +180,11 @@ impl Validator {
     }
 }
 
-/// Shared helpers for the hand-written validators.
+/// Shared helpers for the hand-written validators. Pointers are spelled only for an
+/// issue: on the valid path, building them cost a percent of a scan.
 pub(crate) fn require<'n, 'a>(
     doc: &'n Node<'a>,
-    ptr: &str,
+    ptr: impl Fn() -> String,
     key: &str,
     check: &'static str,
     out: &mut Vec<Issue>,
@@ -191,7 +193,7 @@ pub(crate) fn require<'n, 'a>(
     if v.is_none() {
         out.push(Issue::new(
             check,
-            ptr,
+            ptr(),
             format!("required field `{key}` is missing"),
         ));
     }
@@ -200,7 +202,7 @@ pub(crate) fn require<'n, 'a>(
 
 pub(crate) fn string_in(
     v: Option<&Node>,
-    ptr: String,
+    ptr: impl Fn() -> String,
     allowed: &[&str],
     check: &'static str,
     out: &mut Vec<Issue>,
@@ -210,7 +212,7 @@ pub(crate) fn string_in(
         Some(Node::String(s)) if allowed.contains(&s.as_ref()) => {}
         Some(_) => out.push(Issue::new(
             check,
-            ptr,
+            ptr(),
             format!("must be one of: {}", allowed.join(", ")),
         )),
     }
@@ -218,7 +220,7 @@ pub(crate) fn string_in(
 
 pub(crate) fn string_array(
     v: Option<&Node>,
-    ptr: String,
+    ptr: impl Fn() -> String,
     check: &'static str,
     out: &mut Vec<Issue>,
 ) {
@@ -227,18 +229,27 @@ pub(crate) fn string_array(
         Some(Node::Array(a)) => {
             for (i, x) in a.iter().enumerate() {
                 if !x.is_string() {
-                    out.push(Issue::new(check, format!("{ptr}/{i}"), "must be a string"));
+                    out.push(Issue::new(
+                        check,
+                        format!("{}/{i}", ptr()),
+                        "must be a string",
+                    ));
                 }
             }
         }
-        Some(_) => out.push(Issue::new(check, ptr, "must be an array of strings")),
+        Some(_) => out.push(Issue::new(check, ptr(), "must be an array of strings")),
     }
 }
 
-pub(crate) fn is_string(v: Option<&Node>, ptr: String, check: &'static str, out: &mut Vec<Issue>) {
+pub(crate) fn is_string(
+    v: Option<&Node>,
+    ptr: impl Fn() -> String,
+    check: &'static str,
+    out: &mut Vec<Issue>,
+) {
     if let Some(x) = v
         && !x.is_string()
     {
-        out.push(Issue::new(check, ptr, "must be a string"));
+        out.push(Issue::new(check, ptr(), "must be a string"));
     }
 }
