@@ -9,14 +9,33 @@ pub struct FieldFilter {
     globs: GlobSet,
     /// The last pointer step every glob requires, when all globs end in a literal: lets
     /// detection skip building a pointer for values under any other key.
-    last_keys: Option<Vec<String>>,
+    last_keys: Option<LastKeys>,
+}
+
+/// Asked of every value in a record: most keys are told apart by their length alone,
+/// before any comparison of bytes (the comparisons were 3% of a scan).
+#[derive(Default)]
+struct LastKeys {
+    /// Bit `min(len, 63)` for each key's length.
+    lengths: u64,
+    keys: Vec<String>,
+}
+
+impl LastKeys {
+    fn length_bit(len: usize) -> u64 {
+        1 << len.min(63)
+    }
+
+    fn contains(&self, key: &str) -> bool {
+        self.lengths & LastKeys::length_bit(key.len()) != 0 && self.keys.iter().any(|k| k == key)
+    }
 }
 
 impl FieldFilter {
     pub fn may_match_key(&self, key: Option<&str>) -> bool {
         match (&self.last_keys, key) {
             (None, _) => true,
-            (Some(keys), Some(k)) => keys.iter().any(|x| x == k),
+            (Some(keys), Some(k)) => keys.contains(k),
             (Some(_), None) => false,
         }
     }
@@ -41,7 +60,7 @@ pub(super) fn example_field(fields: &[String]) -> Option<String> {
 
 pub(super) fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<FieldFilter> {
     let mut set = GlobSetBuilder::new();
-    let mut last_keys = Some(Vec::new());
+    let mut last_keys = Some(LastKeys::default());
     for f in fields {
         let glob = GlobBuilder::new(f)
             .literal_separator(true)
@@ -50,7 +69,11 @@ pub(super) fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<
         set.add(glob);
         let last = f.rsplit('/').next().unwrap_or("");
         match (&mut last_keys, last.contains(['*', '?', '[', '{'])) {
-            (Some(keys), false) => keys.push(last.replace("~1", "/").replace("~0", "~")),
+            (Some(keys), false) => {
+                let key = last.replace("~1", "/").replace("~0", "~");
+                keys.lengths |= LastKeys::length_bit(key.len());
+                keys.keys.push(key);
+            }
             _ => last_keys = None,
         }
     }
@@ -58,4 +81,30 @@ pub(super) fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<
         .build()
         .map_err(|e| Error::rules(origin, format!("rule `{id}`: {e}")))?;
     Ok(FieldFilter { globs, last_keys })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_keys_match_exactly_whatever_their_length() {
+        let long = "k".repeat(70);
+        let fields = [
+            "**/password".to_string(),
+            "/a/api~1key".to_string(),
+            format!("**/{long}"),
+        ];
+        let filter = field_filter("test", "r", &fields).expect("valid globs");
+        for key in ["password", "api/key", long.as_str()] {
+            assert!(filter.may_match_key(Some(key)), "{key}");
+        }
+        let longer = "k".repeat(71);
+        for key in ["passwore", "api~1key", "pass", "", longer.as_str()] {
+            assert!(!filter.may_match_key(Some(key)), "{key}");
+        }
+        assert!(!filter.may_match_key(None));
+        let open = field_filter("test", "r", &["**/pass*".to_string()]).expect("valid");
+        assert!(open.may_match_key(Some("anything")));
+    }
 }
