@@ -74,6 +74,9 @@ impl Unit {
         self.paths.clear();
         self.depth = 0;
         self.encoding = None;
+        if let Some(starts) = self.value_starts.as_mut() {
+            starts.clear();
+        }
     }
 
     /// Appends a verbatim run of text found at `raw_start` in the file.

@@ -202,9 +202,23 @@ impl<'a> FileScanner<'a> {
         }
     }
 
+    /// An empty unit with the buffers of the last one this worker used.
+    fn take_unit(&mut self) -> Unit {
+        let mut unit = std::mem::take(&mut self.scratch.unit);
+        unit.clear();
+        unit
+    }
+
+    /// Keeps `unit`'s buffers for the next file, unless one huge document grew them.
+    fn keep_unit(&mut self, unit: Unit) {
+        if unit.text.capacity() <= 2 * TEXT_CHUNK {
+            self.scratch.unit = unit;
+        }
+    }
+
     fn scan_json(&mut self, name: &str, text: &[u8]) {
         let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
-        let mut unit = Unit::default();
+        let mut unit = self.take_unit();
         let mut tree = TreeBuilder::default();
         // The size limit is the document's, not the trailing whitespace's.
         let wants_tree = self.wants_tree(text.trim_ascii_end());
@@ -215,10 +229,15 @@ impl<'a> FileScanner<'a> {
                     self.judge(text, &unit);
                 }
                 self.audit_record(tree.finish(), &text[..end], 0);
+                self.keep_unit(unit);
             }
             // Several documents one after another: JSON Lines under another name.
-            Ok(_) => self.scan_jsonl(text, 0, named_json),
+            Ok(_) => {
+                self.keep_unit(unit);
+                self.scan_jsonl(text, 0, named_json)
+            }
             Err(err) => {
+                self.keep_unit(unit);
                 if named_json {
                     self.format_finding(text, err.offset, err.message);
                 }
@@ -228,7 +247,7 @@ impl<'a> FileScanner<'a> {
     }
 
     fn scan_jsonl(&mut self, text: &[u8], from: usize, report_errors: bool) {
-        let mut unit = Unit::default();
+        let mut unit = self.take_unit();
         let mut pos = from;
         while pos < text.len() {
             let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i);
@@ -272,6 +291,7 @@ impl<'a> FileScanner<'a> {
         if !unit.segments.is_empty() && self.content {
             self.judge(text, &unit);
         }
+        self.keep_unit(unit);
     }
 
     fn scan_text(&mut self, text: &[u8], from: usize, to: usize) {
@@ -279,7 +299,7 @@ impl<'a> FileScanner<'a> {
             return;
         }
         let mut start = from;
-        let mut unit = Unit::default();
+        let mut unit = self.take_unit();
         while start < to {
             let mut end = (start + TEXT_CHUNK).min(to);
             if end < to
@@ -300,6 +320,7 @@ impl<'a> FileScanner<'a> {
                 end - TEXT_OVERLAP
             };
         }
+        self.keep_unit(unit);
     }
 
     /// Detects in `unit` and in every layer peeled from it, and records findings.
