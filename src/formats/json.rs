@@ -51,10 +51,11 @@ fn tokenize_into<'d>(
 ) -> Result<usize, JsonError> {
     // Checked once here rather than string by string: a tree borrows its strings from
     // the document. A document that is not UTF-8 gets no tree (as with `Node::parse`):
-    // lossy strings would make its text hashes look wrong.
+    // lossy strings would make its text hashes look wrong. `simdutf8` checks the
+    // mostly-ASCII records several times faster than `std` (1% of a scan).
     let text = tree
         .is_some()
-        .then(|| std::str::from_utf8(doc).ok())
+        .then(|| simdutf8::basic::from_utf8(doc).ok())
         .flatten();
     let tree = tree.filter(|_| text.is_some());
     let mut p = Parser {
