@@ -18,6 +18,7 @@ mod local_path;
 mod pii;
 pub mod secret;
 pub mod validators;
+pub mod verdicts;
 mod window;
 
 use crate::formats::Unit;
@@ -51,6 +52,9 @@ pub struct Scratch {
     digit_which_cache: Option<Cache>,
     lanes: keywords::LaneHits,
     seg_starts: Vec<usize>,
+    /// Object keys judged for leaving out of units, kept with the scratch so they
+    /// outlive one file (see `scan::keys`).
+    pub key_verdicts: verdicts::Verdicts,
     /// A unit's buffers, lent to the file scanner holding this scratch: a unit grown
     /// afresh for every file cost a percent or two of a scan in `realloc` copies.
     pub unit: Unit,
@@ -68,6 +72,27 @@ impl Scratch {
         self.windows.iter_mut().for_each(Windows::clear);
         self.digit_ranges.clear();
     }
+}
+
+/// Whether anything in `text` would open a search window for some rule: a keyword
+/// (whatever its owner's alphabet), a trigger byte, a digit when digit rules exist, a
+/// denylist term. Stricter than detection itself, on purpose (see `scan::keys`).
+pub fn has_hits(rules: &RuleSet, text: &[u8]) -> bool {
+    let mut any = false;
+    if let Some(keywords) = &rules.prefilter {
+        keywords.for_each(text, &mut keywords::LaneHits::default(), |_, _, _| {
+            any = true
+        });
+    }
+    any || rules
+        .byte_keywords
+        .iter()
+        .any(|(b, _)| memchr::memchr2(*b, b.to_ascii_uppercase(), text).is_some())
+        || (rules.digits.is_some() && text.iter().any(u8::is_ascii_digit))
+        || rules
+            .denylist
+            .as_ref()
+            .is_some_and(|d| d.find(text).next().is_some())
 }
 
 pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec<RawMatch>) {

@@ -26,11 +26,17 @@ enum Frame {
     Array { node: NodeId, index: u32 },
 }
 
+/// Says which object keys detection may leave out of the unit (see
+/// [`Unit::push_key_gap`]). Asked only about keys without escapes that are UTF-8.
+pub trait KeyFilter {
+    fn skip(&mut self, key: &str) -> bool;
+}
+
 /// Tokenizes one JSON value starting at `doc[0]` (file offset `base`), appending every
 /// string and long number to `unit`. Returns the offset just past the value (relative to
 /// `doc`); trailing bytes are the caller's business.
 pub fn tokenize(doc: &[u8], base: usize, unit: &mut Unit) -> Result<usize, JsonError> {
-    tokenize_into(doc, base, unit, None)
+    tokenize_into(doc, base, unit, None, None)
 }
 
 /// [`tokenize`], also building the document's tree into `tree` (for the record audit).
@@ -40,7 +46,18 @@ pub fn tokenize_tree<'d>(
     unit: &mut Unit,
     tree: &mut TreeBuilder<'d>,
 ) -> Result<usize, JsonError> {
-    tokenize_into(doc, base, unit, Some(tree))
+    tokenize_into(doc, base, unit, Some(tree), None)
+}
+
+/// [`tokenize`] with an optional tree, leaving out the keys `keys` skips.
+pub fn tokenize_with<'d>(
+    doc: &'d [u8],
+    base: usize,
+    unit: &mut Unit,
+    tree: Option<&mut TreeBuilder<'d>>,
+    keys: &mut dyn KeyFilter,
+) -> Result<usize, JsonError> {
+    tokenize_into(doc, base, unit, tree, Some(keys))
 }
 
 fn tokenize_into<'d>(
@@ -48,6 +65,7 @@ fn tokenize_into<'d>(
     base: usize,
     unit: &mut Unit,
     tree: Option<&mut TreeBuilder<'d>>,
+    keys: Option<&mut dyn KeyFilter>,
 ) -> Result<usize, JsonError> {
     // Checked once here rather than string by string: a tree borrows its strings from
     // the document. A document that is not UTF-8 gets no tree (as with `Node::parse`):
@@ -64,6 +82,7 @@ fn tokenize_into<'d>(
         base,
         pos: 0,
         tree,
+        keys,
     };
     let root = unit.paths.root();
     let mut stack: Vec<Frame> = Vec::new();
@@ -203,16 +222,17 @@ pub fn locate(doc: &[u8], base: usize, pointer: &str) -> usize {
     Locator::new(doc, base).at(pointer)
 }
 
-struct Parser<'d, 't> {
+struct Parser<'d, 't, 'k> {
     doc: &'d [u8],
     /// `doc` as text, when a tree is built and `doc` is UTF-8.
     text: Option<&'d str>,
     base: usize,
     pos: usize,
     tree: Option<&'t mut TreeBuilder<'d>>,
+    keys: Option<&'k mut dyn KeyFilter>,
 }
 
-impl<'d> Parser<'d, '_> {
+impl<'d> Parser<'d, '_, '_> {
     fn emit(&mut self, node: Node<'d>) {
         if let Some(t) = self.tree.as_deref_mut() {
             t.value(node);
@@ -254,6 +274,9 @@ impl<'d> Parser<'d, '_> {
         if self.peek() != Some(b'"') {
             return Err(self.error("expected a string key"));
         }
+        if let Some(node) = self.skipped_key(unit, parent) {
+            return self.after_key(node);
+        }
         let seg = self.string(unit, None, true)?;
         let node = if self.tree.is_some() {
             // The tree's key is checked UTF-8 already (with the whole document).
@@ -271,6 +294,37 @@ impl<'d> Parser<'d, '_> {
             }
         };
         unit.segments[seg].node = Some(node);
+        self.after_key(node)
+    }
+
+    /// A key at `self.pos` the filter skips: consumed, named in pointers and the tree,
+    /// and left in the unit as a gap. Only keys without escapes are asked about, so
+    /// their text is their bytes.
+    fn skipped_key(&mut self, unit: &mut Unit, parent: NodeId) -> Option<NodeId> {
+        let keys = self.keys.as_deref_mut()?;
+        let start = self.pos + 1;
+        let end = start + memchr::memchr2(b'"', b'\\', self.doc.get(start..)?)?;
+        if self.doc[end] != b'"' {
+            return None;
+        }
+        // With a tree the document is UTF-8 already, and quotes are char boundaries.
+        let key = match self.text {
+            Some(text) => &text[start..end],
+            None => std::str::from_utf8(&self.doc[start..end]).ok()?,
+        };
+        if !keys.skip(key) {
+            return None;
+        }
+        self.pos = end + 1;
+        if let Some(t) = self.tree.as_deref_mut() {
+            t.key(Cow::Borrowed(key));
+        }
+        unit.push_key_gap(key);
+        Some(unit.paths.key(parent, key))
+    }
+
+    /// The `:` after a key, and the whitespace around it.
+    fn after_key(&mut self, node: NodeId) -> Result<NodeId, JsonError> {
         self.skip_ws();
         if self.peek() != Some(b':') {
             return Err(self.error("expected `:` after a key"));

@@ -49,6 +49,15 @@ pub struct Segment {
     pub pinned: bool,
 }
 
+/// The first and last characters of `key`: a regex's look-around reads at most one
+/// character across a segment's separator, so these are all its neighbours' searches
+/// can see of a key left out of the text.
+pub fn key_stand_in(key: &str) -> (&str, &str) {
+    let first = key.chars().next().map_or(0, char::len_utf8);
+    let last = key.chars().next_back().map_or(0, char::len_utf8);
+    (&key[..first], &key[key.len() - last..])
+}
+
 /// A decoded span of a file that detectors run over in one pass.
 #[derive(Debug, Default)]
 pub struct Unit {
@@ -64,6 +73,8 @@ pub struct Unit {
     /// When `Some`, the tokenizer records where every value starts (file offsets), so
     /// a finding about a number, object or missing field can be placed.
     pub value_starts: Option<Vec<(NodeId, usize)>>,
+    /// Object keys left out of `text` (see [`Unit::push_key_gap`]).
+    pub gaps: usize,
 }
 
 impl Unit {
@@ -74,6 +85,7 @@ impl Unit {
         self.paths.clear();
         self.depth = 0;
         self.encoding = None;
+        self.gaps = 0;
         if let Some(starts) = self.value_starts.as_mut() {
             starts.clear();
         }
@@ -99,10 +111,24 @@ impl Unit {
     pub fn begin_segment(&mut self) -> usize {
         // By segment, not by text: an empty first value must not share its start
         // with the next one.
-        if !self.segments.is_empty() {
+        if !self.segments.is_empty() || self.gaps > 0 {
             self.text.push(SEGMENT_SEPARATOR);
         }
         self.text.len()
+    }
+
+    /// Leaves an object key out of the text, keeping in its place, in no segment, what a
+    /// search beside it can see of it: [`key_stand_in`]. Only for a key that neither it
+    /// nor its stand-in holds anything any rule starts from (`scan::keys` decides):
+    /// every window is bounded by its own segment and the separators around it, so the
+    /// neighbours' searches read the same bytes as with the whole key there.
+    pub fn push_key_gap(&mut self, key: &str) {
+        let start = self.begin_segment();
+        let (first, last) = key_stand_in(key);
+        self.text.extend_from_slice(first.as_bytes());
+        self.text.extend_from_slice(last.as_bytes());
+        debug_assert!(self.text.len() > start);
+        self.gaps += 1;
     }
 
     pub fn finish_segment(&mut self, seg: Segment) {

@@ -94,6 +94,9 @@ pub struct RuleSet {
     pub always_rules: Vec<usize>,
     /// Rules limited by `fields`: they run per JSON value.
     pub field_rules: Vec<usize>,
+    /// Object keys that open no search may be left out of units (see `scan::keys`):
+    /// sound only while every window stays within its segment, which this says.
+    pub key_gaps: bool,
     pub sha256: String,
     /// Search state handed from file to file, so regex caches warm up once per thread
     /// rather than once per file; taken and returned once per file, never per match.
@@ -193,7 +196,14 @@ impl RuleSet {
             })
             .collect();
         let digits = DigitGroup::new(&members)?;
+        // Whole-unit rules and unbounded digit ranges search across segments; a
+        // keyword holding the separator would hit across one.
+        let key_gaps = always_rules.is_empty()
+            && digits.as_ref().is_none_or(|g| g.lead.is_some())
+            && !patterns.iter().any(|p| p.contains('\n'))
+            && !byte_keywords.iter().any(|(b, _)| *b == b'\n');
         Ok(RuleSet {
+            key_gaps,
             byte_keywords,
             digits,
             always_rules,
@@ -206,6 +216,13 @@ impl RuleSet {
             sha256: crate::hex::encode(&hasher.finalize()),
             scratch: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Keeps every object key in the units: for tests that compare findings with and
+    /// without key gaps, and to rule the shortcut out when a finding looks wrong.
+    pub fn without_key_gaps(mut self) -> RuleSet {
+        self.key_gaps = false;
+        self
     }
 
     pub fn take_scratch(&self) -> Scratch {

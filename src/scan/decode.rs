@@ -195,8 +195,9 @@ fn is_token_byte(b: u8) -> bool {
 pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     // Segments are joined by newlines; when those are all the unit holds (JSON strings
     // without line breaks, the usual case), no line can be wrapped.
+    // Keys left out of the text leave a separator each too.
     let newlines = crate::bytemask::count(&unit.text, b'\n');
-    if newlines < unit.segments.len() {
+    if newlines < unit.segments.len() + unit.gaps {
         return None;
     }
     let mut out = child(unit, Encoding::Unwrapped);

@@ -6,6 +6,7 @@
 mod record;
 
 use super::audit::FileAudit;
+use super::keys::{self, KeyProbe};
 use super::layers;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::Finding;
@@ -76,6 +77,8 @@ pub struct FileScanner<'a> {
     /// Privacy detection runs; off for `verify` (provenance only).
     content: bool,
     claims: Vec<Claim>,
+    /// New object keys this file may still have judged (see [`keys`]).
+    key_probes: u32,
 }
 
 impl<'a> FileScanner<'a> {
@@ -96,6 +99,7 @@ impl<'a> FileScanner<'a> {
             audit: None,
             content: true,
             claims: Vec::new(),
+            key_probes: keys::PROBES_PER_FILE,
         }
     }
 
@@ -190,16 +194,26 @@ impl<'a> FileScanner<'a> {
     }
 
     /// Tokenizes one document into `unit`, and into `tree` when the audit wants one.
+    /// Keys that open no search are left out of `unit` (see [`keys`]).
     fn tokenize<'d>(
+        &mut self,
         doc: &'d [u8],
         base: usize,
         unit: &mut Unit,
         tree: Option<&mut TreeBuilder<'d>>,
     ) -> Result<usize, json::JsonError> {
-        match tree {
-            Some(tree) => json::tokenize_tree(doc, base, unit, tree),
-            None => json::tokenize(doc, base, unit),
+        if !(self.content && self.rules.key_gaps) {
+            return match tree {
+                Some(tree) => json::tokenize_tree(doc, base, unit, tree),
+                None => json::tokenize(doc, base, unit),
+            };
         }
+        let mut probe = KeyProbe {
+            rules: self.rules,
+            scratch: &mut self.scratch,
+            probes_left: &mut self.key_probes,
+        };
+        json::tokenize_with(doc, base, unit, tree, &mut probe)
     }
 
     /// An empty unit with the buffers of the last one this worker used.
@@ -222,7 +236,7 @@ impl<'a> FileScanner<'a> {
         let mut tree = TreeBuilder::default();
         // The size limit is the document's, not the trailing whitespace's.
         let wants_tree = self.wants_tree(text.trim_ascii_end());
-        let outcome = Self::tokenize(text, 0, &mut unit, wants_tree.then_some(&mut tree));
+        let outcome = self.tokenize(text, 0, &mut unit, wants_tree.then_some(&mut tree));
         match outcome {
             Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
@@ -256,7 +270,7 @@ impl<'a> FileScanner<'a> {
                 let mark = (unit.text.len(), unit.segments.len(), unit.checkpoints.len());
                 let mut tree = TreeBuilder::default();
                 let wants_tree = self.wants_tree(line);
-                let tokens = Self::tokenize(line, pos, &mut unit, wants_tree.then_some(&mut tree));
+                let tokens = self.tokenize(line, pos, &mut unit, wants_tree.then_some(&mut tree));
                 let outcome = tokens.and_then(|used| {
                     match line[used..].iter().all(u8::is_ascii_whitespace) {
                         true => Ok(()),
