@@ -13,24 +13,92 @@ use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
 use std::sync::LazyLock;
 
-static SCANNERS: LazyLock<[Scanner; 2]> = LazyLock::new(|| {
+static SCANNERS: LazyLock<[Scanner; 2]> = LazyLock::new(|| scanners(Config::default()));
+
+/// The same rules with key gaps (which they must allow) and without.
+fn scanners(config: Config) -> [Scanner; 2] {
     let scanner = |gaps: bool| {
-        let config = Config::default();
-        let rules = RuleSet::load(&config).expect("built-in rules");
+        let rules = RuleSet::load(&config).expect("rules");
+        assert!(rules.key_gaps, "these rules allow key gaps");
         let rules = if gaps {
             rules
         } else {
             rules.without_key_gaps()
         };
-        Scanner::new(config, rules, FingerprintKey::from_bytes([3; 32])).expect("scanner")
+        Scanner::new(config.clone(), rules, FingerprintKey::from_bytes([3; 32])).expect("scanner")
     };
     [scanner(true), scanner(false)]
-});
+}
+
+/// Every finding of `data` as `name`, rendered whole, with key gaps and without.
+fn both(scanners: &[Scanner; 2], name: &str, data: &str) -> [String; 2] {
+    scanners.each_ref().map(|s| {
+        let found = s.scan_blob(name, data.as_bytes().to_vec()).findings;
+        serde_json::to_string_pretty(&found).expect("serializes")
+    })
+}
+
+/// A record that is not JSON is taken back out of its unit, gaps included: the
+/// unwrap layer's "no line breaks here" shortcut counts them.
+#[test]
+fn a_bad_line_takes_its_key_gaps_back() {
+    let data = concat!(
+        r#"{"record_type":"a","case_id":"b"} x"#,
+        "\n",
+        r#"{"note":"ghp_8mZq2LkP0vX7rT4n\nB9sW1cY6dE3fH5jK2lM0"}"#,
+        "\n",
+    );
+    let [gaps, whole] = both(&SCANNERS, "cases/r.jsonl", data);
+    assert!(whole.contains("secret.github_token"), "{whole}");
+    assert_eq!(gaps, whole);
+}
+
+/// Units are cut where they would be with every key in them: values that share a unit
+/// can share a window, so the cut must not move with the gaps.
+#[test]
+fn units_are_cut_where_they_would_be_with_every_key() {
+    let filler = "lorem ipsum dolor sit amet ".repeat(37);
+    let mut records = Vec::new();
+    // Unit text per record: `record_type`, `\n`, the value, and `\n` between records.
+    let mut unit_len = 0;
+    while unit_len + 2 * (filler.len() + 14) < (1 << 20) {
+        unit_len += usize::from(unit_len > 0) + 11 + 1 + filler.len();
+        records.push(format!(r#"{{"record_type":"{filler}"}}"#));
+    }
+    // One more record brings the text with keys to 5 bytes short of the 1 MiB cut.
+    let last = "x".repeat((1 << 20) - 5 - (unit_len + 1 + 11 + 1));
+    records.push(format!(r#"{{"record_type":"{last}"}}"#));
+    records.push(r#"{"note":"password:"}"#.to_string());
+    records.push(r#"{"pass_Xk9mQ2vLp7Tz":"v"}"#.to_string());
+    let data = records.join("\n") + "\n";
+    let [gaps, whole] = both(&SCANNERS, "cases/big.jsonl", &data);
+    assert_eq!(gaps, whole);
+}
+
+/// A user rule whose matches need not hold its keyword: a window of a single-line rule
+/// must still stay inside its segment, or it reads a neighbouring key.
+#[test]
+fn single_line_windows_stay_in_their_segment() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rule = "[[rule]]\nid = \"custom.snake\"\ncategory = \"secret\"\nseverity = \"low\"\n\
+                description = \"snake case near zq\"\nkeywords = [\"zq\"]\n\
+                regex = '[a-z]+_[a-z]+'\n";
+    std::fs::write(dir.path().join("snake.toml"), rule).expect("write");
+    let mut config = Config::default();
+    config.rules.dirs = vec![dir.path().to_path_buf()];
+    let data = concat!(r#"{"record_type":"v","a":["zq","zq x\ny"]}"#, "\n");
+    let [gaps, whole] = both(&scanners(config), "cases/r.jsonl", data);
+    assert_eq!(gaps, whole);
+    assert!(
+        !whole.contains("custom.snake"),
+        "no window reads the key: {whole}"
+    );
+}
 
 /// Keys that open nothing (left out), short ones, and ones that hold a keyword, a
-/// digit, an encoding or a leak (kept).
+/// digit, an encoding or a leak (kept), and generated ones.
 fn key() -> impl Strategy<Value = String> {
-    prop::sample::select(vec![
+    let listed = prop::sample::select(vec![
         "record_type",
         "case_id",
         "summary_semantics_text",
@@ -53,7 +121,8 @@ fn key() -> impl Strategy<Value = String> {
         "_",
         "-",
     ])
-    .prop_map(String::from)
+    .prop_map(String::from);
+    prop_oneof![3 => listed, 1 => "[a-zé_%0-9]{1,12}"]
 }
 
 /// Halves and wholes of leaks, so a value and the next one could combine.
@@ -84,6 +153,9 @@ fn text() -> impl Strategy<Value = String> {
         "Traceback (most recent call last)",
         "gpu-17.ml.internal",
         "é",
+        "ghp_8mZq2LkP0vX7rT4n\n  B9sW1cY6dE3fH5jK2lM0",
+        "line one\nline two",
+        "a\r\nb",
     ])
     .prop_map(String::from)
 }
@@ -113,13 +185,20 @@ fn quoted(s: &str) -> String {
     serde_json::to_string(s).expect("a string")
 }
 
+/// A record, sometimes followed by junk or cut short (a bad line, read as text).
 fn record() -> impl Strategy<Value = String> {
-    prop::collection::vec((key(), value()), 1..6).prop_map(|members| {
+    let members = prop::collection::vec((key(), value()), 1..6);
+    (members, 0..8u8).prop_map(|(members, bad)| {
         let body: Vec<String> = members
             .iter()
             .map(|(k, v)| format!("{}:{v}", quoted(k)))
             .collect();
-        format!("{{{}}}", body.join(","))
+        let record = format!("{{{}}}", body.join(","));
+        match bad {
+            0 => format!("{record} x"),
+            1 => record[..record.len() - 1].to_string(),
+            _ => record,
+        }
     })
 }
 
@@ -131,13 +210,8 @@ proptest! {
     #[test]
     fn key_gaps_change_no_finding(records in prop::collection::vec(record(), 1..12)) {
         let data = records.join("\n") + "\n";
-        let [with_gaps, without] = &*SCANNERS;
-        let a = with_gaps.scan_blob("cases/records.jsonl", data.clone().into_bytes());
-        let b = without.scan_blob("cases/records.jsonl", data.into_bytes());
-        let render = |f: &[privacy_audit::finding::Finding]| {
-            serde_json::to_string_pretty(f).expect("serializes")
-        };
-        prop_assert_eq!(render(&a.findings), render(&b.findings));
+        let [gaps, whole] = both(&SCANNERS, "cases/records.jsonl", &data);
+        prop_assert_eq!(gaps, whole);
     }
 }
 

@@ -86,6 +86,13 @@ impl Windows {
             if let Some(i) = memchr::memchr(b'\n', &text[fwd_from..hi]) {
                 hi = fwd_from + i + 1;
             }
+            // The scans above start past the last window, so they can miss the
+            // segment's own ends; a match never leaves its segment (and separators).
+            if let Some(seg) = seg {
+                let s = &unit.segments[seg];
+                lo = lo.max(s.start.saturating_sub(1)).min(hs);
+                hi = hi.min(s.end.saturating_add(1)).min(text.len()).max(he);
+            }
         } else if let Some(seg) = seg {
             // A match never spans two segments; keep the separators for boundary bytes.
             let s = &unit.segments[seg];

@@ -73,8 +73,20 @@ pub struct Unit {
     /// When `Some`, the tokenizer records where every value starts (file offsets), so
     /// a finding about a number, object or missing field can be placed.
     pub value_starts: Option<Vec<(NodeId, usize)>>,
-    /// Object keys left out of `text` (see [`Unit::push_key_gap`]).
+    /// Object keys left out of `text` (see [`Unit::push_key_gap`]), and the bytes
+    /// they would have added to it.
     pub gaps: usize,
+    pub gap_bytes: usize,
+}
+
+/// How far a unit had grown, to take back a record that turned out not to be JSON.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitMark {
+    text: usize,
+    segments: usize,
+    checkpoints: usize,
+    gaps: usize,
+    gap_bytes: usize,
 }
 
 impl Unit {
@@ -86,6 +98,7 @@ impl Unit {
         self.depth = 0;
         self.encoding = None;
         self.gaps = 0;
+        self.gap_bytes = 0;
         if let Some(starts) = self.value_starts.as_mut() {
             starts.clear();
         }
@@ -129,6 +142,32 @@ impl Unit {
         self.text.extend_from_slice(last.as_bytes());
         debug_assert!(self.text.len() > start);
         self.gaps += 1;
+        self.gap_bytes += key.len() - first.len() - last.len();
+    }
+
+    /// The text's length as if every key were in it: units are cut by this, so where
+    /// they are cut (and so which values share a unit) does not depend on key gaps.
+    pub fn len_with_keys(&self) -> usize {
+        self.text.len() + self.gap_bytes
+    }
+
+    pub fn mark(&self) -> UnitMark {
+        UnitMark {
+            text: self.text.len(),
+            segments: self.segments.len(),
+            checkpoints: self.checkpoints.len(),
+            gaps: self.gaps,
+            gap_bytes: self.gap_bytes,
+        }
+    }
+
+    /// Drops everything pushed since `mark` was taken.
+    pub fn truncate(&mut self, mark: UnitMark) {
+        self.text.truncate(mark.text);
+        self.segments.truncate(mark.segments);
+        self.checkpoints.truncate(mark.checkpoints);
+        self.gaps = mark.gaps;
+        self.gap_bytes = mark.gap_bytes;
     }
 
     pub fn finish_segment(&mut self, seg: Segment) {

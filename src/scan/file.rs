@@ -267,7 +267,7 @@ impl<'a> FileScanner<'a> {
             let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i);
             let line = &text[pos..end];
             if !line.iter().all(u8::is_ascii_whitespace) {
-                let mark = (unit.text.len(), unit.segments.len(), unit.checkpoints.len());
+                let mark = unit.mark();
                 let mut tree = TreeBuilder::default();
                 let wants_tree = self.wants_tree(line);
                 let tokens = self.tokenize(line, pos, &mut unit, wants_tree.then_some(&mut tree));
@@ -284,9 +284,7 @@ impl<'a> FileScanner<'a> {
                     Ok(()) => self.audit_record(tree.finish(), line, pos),
                     Err(err) => {
                         // Keep scanning: the bad line is reported and read as plain text.
-                        unit.text.truncate(mark.0);
-                        unit.segments.truncate(mark.1);
-                        unit.checkpoints.truncate(mark.2);
+                        unit.truncate(mark);
                         if report_errors {
                             self.format_finding(text, err.offset, err.message);
                         }
@@ -294,7 +292,7 @@ impl<'a> FileScanner<'a> {
                     }
                 }
             }
-            if unit.text.len() >= UNIT_TARGET_BYTES {
+            if unit.len_with_keys() >= UNIT_TARGET_BYTES {
                 if self.content {
                     self.judge(text, &unit);
                 }
