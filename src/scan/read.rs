@@ -2,6 +2,7 @@
 //! after listing, never reads past `max_file_bytes`, inflates gzip (every member) with
 //! the same cap, and hashes the bytes as they are read.
 
+use super::inflate;
 use crate::hex;
 use flate2::read::MultiGzDecoder;
 use sha2::{Digest, Sha256};
@@ -252,17 +253,28 @@ pub fn gunzip_into(raw: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), Skip
 /// Gzip inflated a piece at a time into one buffer, the total capped at `limit`: memory stays at a piece or two (plus the longest JSON Lines record)
 /// however large the file inflates.
 pub struct Pieces<'r> {
+    raw: &'r [u8],
     decoder: MultiGzDecoder<&'r [u8]>,
     limit: u64,
     total: u64,
+    /// Whether the first fill was offered to [`inflate::gunzip_whole`].
+    tried_whole: bool,
+    /// Set when the whole file was inflated at once: nothing is left to read.
+    done: bool,
 }
+
+/// The most a first fill inflates at once by libdeflate (whole reads ask for all).
+const WHOLE_MAX: usize = 16 << 20;
 
 impl<'r> Pieces<'r> {
     pub fn new(raw: &'r [u8], limit: u64) -> Self {
         Pieces {
+            raw,
             decoder: MultiGzDecoder::new(raw),
             limit,
             total: 0,
+            tried_whole: false,
+            done: false,
         }
     }
 
@@ -270,6 +282,26 @@ impl<'r> Pieces<'r> {
     /// are in. On an error, what was inflated before it is in `buf`, and never more
     /// than one byte past the cap.
     pub fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<bool, SkipReason> {
+        if !self.tried_whole {
+            self.tried_whole = true;
+            // Only a file this fill would have read to its end anyway, within the cap
+            // (fewer than `want` bytes, at most `limit`): the caller sees the same bytes
+            // and the same `Ok(false)` as from the streaming decoder.
+            let space = want
+                .saturating_sub(1)
+                .min(usize::try_from(self.limit).unwrap_or(usize::MAX))
+                .min(WHOLE_MAX);
+            let before = buf.len();
+            if inflate::last_member_size(self.raw).is_some_and(|claimed| claimed <= space)
+                && inflate::gunzip_whole(self.raw, space, buf)
+            {
+                self.total = (buf.len() - before) as u64;
+                self.done = true;
+            }
+        }
+        if self.done {
+            return Ok(false);
+        }
         let room = (self.limit + 1).saturating_sub(self.total);
         let ask = (want as u64).min(room);
         let got = (&mut self.decoder)
@@ -372,5 +404,59 @@ mod tests {
         assert!(meta.is_ok_and(|m| bufs.text(&m) == b"short"));
         let meta = read_file_into(&dir.path().join("a.jsonl.gz"), 1 << 30, &mut bufs);
         assert!(meta.is_ok_and(|m| bufs.text(&m) == long.as_bytes()));
+    }
+
+    /// Every fill, call by call: what is in the buffer and what `fill` said.
+    fn fills(raw: &[u8], want: usize, limit: u64, stream_only: bool) -> Vec<(Vec<u8>, String)> {
+        let mut pieces = Pieces::new(raw, limit);
+        pieces.tried_whole = stream_only;
+        let mut buf = b"before".to_vec();
+        let mut calls = Vec::new();
+        for _ in 0..64 {
+            let said = pieces.fill(&mut buf, want);
+            let stop = !matches!(said, Ok(true));
+            calls.push((buf.clone(), format!("{said:?}")));
+            if stop {
+                break;
+            }
+        }
+        calls
+    }
+
+    /// libdeflate's whole-file shortcut must be invisible: the same bytes and the same
+    /// answers, call by call, as the streaming decoder, at every size around the piece
+    /// and the cap, with several members, and with corrupt or trailing data.
+    #[test]
+    fn whole_file_inflation_gives_what_streaming_gives() {
+        let text: Vec<u8> = (0..5000u32)
+            .flat_map(|i| format!("{i} ").into_bytes())
+            .collect();
+        let n = text.len();
+        let mut two = gz(&text[..n / 2]);
+        two.extend(gz(&text[n / 2..n / 2 + 10]));
+        let mut corrupt_second = gz(&text[..100]);
+        let mut second = gz(&text[100..400]);
+        let mid = second.len() / 2;
+        second[mid] ^= 0x55;
+        corrupt_second.extend(second);
+        let mut trailing = gz(&text);
+        trailing.extend_from_slice(b"\x1f\x8bnot gzip");
+        let inputs = [gz(&text), gz(b""), two, corrupt_second, trailing];
+        let sizes = [n - 1, n, n + 1, n / 2, n / 2 + 10, 100, usize::MAX];
+        let mut whole_used = 0;
+        for raw in &inputs {
+            for &want in &sizes {
+                for limit in [n as u64 - 1, n as u64, n as u64 + 1, 150, 1 << 30] {
+                    let streamed = fills(raw, want, limit, true);
+                    let mixed = fills(raw, want, limit, false);
+                    assert_eq!(mixed, streamed, "want {want}, limit {limit}");
+                    let mut probe = Pieces::new(raw, limit);
+                    let _ = probe.fill(&mut Vec::new(), want);
+                    whole_used += usize::from(probe.done);
+                }
+            }
+        }
+        // The shortcut must have served some of these, or the test compares nothing.
+        assert!(whole_used > 20, "{whole_used}");
     }
 }
