@@ -110,12 +110,21 @@ fn iban_length(country: &str) -> Option<usize> {
 }
 
 pub fn is_iban(value: &[u8]) -> bool {
-    let s: Vec<u8> = value
-        .iter()
-        .filter(|b| !b.is_ascii_whitespace() && **b != b'-')
-        .map(u8::to_ascii_uppercase)
-        .collect();
-    if s.len() < 15 || s.len() > 34 || !s.iter().all(u8::is_ascii_alphanumeric) {
+    // On the stack: this runs for every digit-group candidate the IBAN rule keeps.
+    let mut buf = [0u8; 34];
+    let mut len = 0;
+    for &b in value {
+        if b.is_ascii_whitespace() || b == b'-' {
+            continue;
+        }
+        if len == buf.len() || !b.is_ascii_alphanumeric() {
+            return false;
+        }
+        buf[len] = b.to_ascii_uppercase();
+        len += 1;
+    }
+    let s = &buf[..len];
+    if s.len() < 15 {
         return false;
     }
     let country = String::from_utf8_lossy(&s[..2]);
