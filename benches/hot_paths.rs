@@ -150,6 +150,20 @@ fn main() {
                 black_box(n);
             },
         );
+        // Units of a small file or a short gzip piece.
+        for size in [4usize << 10, 16 << 10] {
+            bench(
+                &format!("keywords: {} KiB units, prose", size >> 10),
+                prose.text.len(),
+                || {
+                    let mut n = 0usize;
+                    for unit in prose.text.chunks(size) {
+                        keywords.for_each(unit, &mut lanes, |_, _, end| n += end);
+                    }
+                    black_box(n);
+                },
+            );
+        }
     }
     bench(
         "detect: all rules, JSONL strings",
