@@ -20,6 +20,11 @@ use aho_corasick::dfa::DFA;
 use aho_corasick::{Anchored, MatchKind, StartKind};
 
 const LANES: usize = 8;
+/// Each lane's share of a span: long next to the warm-up (the longest keyword), short
+/// enough that a span's hits wait in L1.
+const BLOCK: usize = 4096;
+/// The lanes' share over what whole `BLOCK`s leave: the warm-up is a few percent of it.
+const SHORT_BLOCK: usize = 512;
 /// Below this length per lane, one walk: each lane first warms up over the longest
 /// keyword (tens of bytes) before it reports anything. One walk runs at the latency of
 /// its loads, about 410 MiB/s: it was used for every unit under 128 KiB, which made a
@@ -29,9 +34,9 @@ const LANE_MIN: usize = 256;
 pub struct KeywordScan {
     /// `table[state << 8 | byte]` is the next state.
     table: Vec<u16>,
-    start: u16,
+    start: usize,
     /// States below this are match states.
-    matching: u16,
+    matching: usize,
     /// For match state `s`, `(pattern, length)` of each keyword ending there:
     /// `found[found_at[s]..found_at[s + 1]]`.
     found_at: Vec<u32>,
@@ -41,7 +46,16 @@ pub struct KeywordScan {
 
 /// Per-thread buffers: where each lane's occurrences wait to be replayed in order.
 #[derive(Default)]
-pub struct LaneHits([Vec<(usize, u16)>; LANES]);
+pub struct LaneHits([Vec<(usize, usize)>; LANES]);
+
+impl LaneHits {
+    /// Out of line: the walk's registers are for its states, not for a push.
+    #[cold]
+    #[inline(never)]
+    fn push(&mut self, lane: usize, end: usize, state: usize) {
+        self.0[lane].push((end, state));
+    }
+}
 
 impl KeywordScan {
     pub fn new(patterns: &[String]) -> Result<KeywordScan, String> {
@@ -110,20 +124,22 @@ impl KeywordScan {
         }
         Ok(KeywordScan {
             table,
-            start: renumber[0],
-            matching,
+            start: usize::from(renumber[0]),
+            matching: usize::from(matching),
             found_at,
             found,
             max_len: patterns.iter().map(String::len).max().unwrap_or(0),
         })
     }
 
-    fn step(&self, state: u16, byte: u8) -> u16 {
-        let at = usize::from(state) << 8 | usize::from(byte);
+    /// States are `usize` in registers (`u16` only in the table): no zero-extension on
+    /// the chain of loads.
+    fn step(&self, state: usize, byte: u8) -> usize {
+        let at = state << 8 | usize::from(byte);
         debug_assert!(at < self.table.len());
         // SAFETY: `state` is the start or an entry of the table, and `new` checked that
         // every one of those is a state number below `table.len() >> 8`.
-        unsafe { *self.table.get_unchecked(at) }
+        usize::from(unsafe { *self.table.get_unchecked(at) })
     }
 
     /// Calls `found(pattern, start, end)` for every occurrence in `text`.
@@ -133,67 +149,111 @@ impl KeywordScan {
         lanes: &mut LaneHits,
         mut found: impl FnMut(usize, usize, usize),
     ) {
-        let mut report = |end: usize, state: u16| {
-            let s = usize::from(state);
-            let range = self.found_at[s] as usize..self.found_at[s + 1] as usize;
-            for &(pattern, len) in &self.found[range] {
-                found(pattern as usize, end - len as usize, end);
+        let mut report = |hits: &mut Vec<(usize, usize)>| {
+            for (end, s) in hits.drain(..) {
+                let range = self.found_at[s] as usize..self.found_at[s + 1] as usize;
+                for &(pattern, len) in &self.found[range] {
+                    found(pattern as usize, end - len as usize, end);
+                }
             }
         };
-        if text.len() < LANE_MIN * LANES {
-            let mut state = self.start;
-            for (i, &b) in text.iter().enumerate() {
+        for hits in lanes.0.iter_mut() {
+            hits.clear();
+        }
+        // Long lanes first, then short ones over what is left, then whatever is left
+        // after those: each stage's lanes hold a constant number of bytes.
+        let mut done = 0;
+        while text.len() - done >= LANES * BLOCK {
+            self.walk_span::<BLOCK>(text, done, lanes);
+            done += LANES * BLOCK;
+            for hits in lanes.0.iter_mut() {
+                report(hits);
+            }
+        }
+        while text.len() - done >= LANES * SHORT_BLOCK {
+            self.walk_span::<SHORT_BLOCK>(text, done, lanes);
+            done += LANES * SHORT_BLOCK;
+            for hits in lanes.0.iter_mut() {
+                report(hits);
+            }
+        }
+        self.walk_rest(text, done, lanes);
+        for hits in lanes.0.iter_mut() {
+            report(hits);
+        }
+    }
+
+    /// The state after reading the `warmup` bytes before `at`: an occurrence ending
+    /// after `at` starts at most that far back.
+    fn warmed(&self, text: &[u8], at: usize) -> usize {
+        let warmup = self.max_len.saturating_sub(1);
+        text[at - warmup.min(at)..at]
+            .iter()
+            .fold(self.start, |state, &b| self.step(state, b))
+    }
+
+    /// Eight lanes of `B` bytes each over the `LANES * B` bytes of `text` from `start`.
+    /// The lanes' offsets are constants, so every lane reads through one pointer and
+    /// the eight states stay in registers (with slices of run-time length, the slice
+    /// pointers pushed the states onto the stack).
+    fn walk_span<const B: usize>(&self, text: &[u8], start: usize, lanes: &mut LaneHits) {
+        let span = &text[start..start + LANES * B];
+        let mut state: [usize; LANES] = std::array::from_fn(|k| self.warmed(text, start + k * B));
+        // Each lane tests its own state right after its step. Testing the smallest of
+        // the eight once per byte instead lets LLVM turn the unchecked table loads into
+        // vector code with inserts and extracts on the chain of loads (four times
+        // slower).
+        for i in 0..B {
+            for k in 0..LANES {
+                state[k] = self.step(state[k], span[k * B + i]);
+                if state[k] < self.matching {
+                    lanes.push(k, start + k * B + i + 1, state[k]);
+                }
+            }
+        }
+    }
+
+    /// What follows the whole spans, from `from`: eight lanes of equal run-time length
+    /// when it is long enough, one walk otherwise.
+    fn walk_rest(&self, text: &[u8], from: usize, lanes: &mut LaneHits) {
+        let rest = text.len() - from;
+        if rest < LANE_MIN * LANES {
+            let mut state = self.warmed(text, from);
+            for (i, &b) in text.iter().enumerate().skip(from) {
                 state = self.step(state, b);
                 if state < self.matching {
-                    report(i + 1, state);
+                    lanes.0[0].push((i + 1, state));
                 }
             }
             return;
         }
-        let chunk = text.len() / LANES;
-        let warmup = self.max_len.saturating_sub(1);
-        for hits in lanes.0.iter_mut() {
-            hits.clear();
-        }
-        // Lane k owns the occurrences ending in `own[k]..own[k + 1]` and starts its walk
-        // `warmup` bytes before, reporting nothing there.
-        let own: [usize; LANES + 1] =
-            std::array::from_fn(|k| if k == LANES { text.len() } else { k * chunk });
-        let mut state = [self.start; LANES];
-        for k in 1..LANES {
-            for &b in &text[own[k] - warmup.min(own[k])..own[k]] {
-                state[k] = self.step(state[k], b);
+        let chunk = rest / LANES;
+        // Lane k owns the occurrences ending in `own[k]..own[k + 1]`.
+        let own: [usize; LANES + 1] = std::array::from_fn(|k| {
+            if k == LANES {
+                text.len()
+            } else {
+                from + k * chunk
             }
-        }
-        // The lockstep part: equal-length slices, so indexing needs no checks.
+        });
+        let mut state: [usize; LANES] = std::array::from_fn(|k| self.warmed(text, own[k]));
         let lanes_text: [&[u8]; LANES] = std::array::from_fn(|k| &text[own[k]..own[k] + chunk]);
-        // Each lane tests its own state right after its step. Testing the smallest
-        // of the eight once per byte instead lets LLVM turn the unchecked loads into
-        // vector code with the inserts and extracts on the chain of loads (four times
-        // slower); with the checks kept in, the bounds checks and spills cost a fifth.
         // Indexing by `i` is the point: every lane steps on its own `i`-th byte.
         #[allow(clippy::needless_range_loop)]
         for i in 0..chunk {
             for k in 0..LANES {
-                // SAFETY: `i < chunk`, the length of every lane's slice.
-                let byte = unsafe { *lanes_text[k].get_unchecked(i) };
-                state[k] = self.step(state[k], byte);
+                state[k] = self.step(state[k], lanes_text[k][i]);
                 if state[k] < self.matching {
                     lanes.0[k].push((own[k] + i + 1, state[k]));
                 }
             }
         }
-        // The last lane's tail (`text.len()` need not divide by the lane count).
+        // The last lane's tail (`rest` need not divide by the lane count).
         let mut last = state[LANES - 1];
         for (i, &b) in text.iter().enumerate().skip(own[LANES - 1] + chunk) {
             last = self.step(last, b);
             if last < self.matching {
                 lanes.0[LANES - 1].push((i + 1, last));
-            }
-        }
-        for hits in &lanes.0 {
-            for &(end, state) in hits {
-                report(end, state);
             }
         }
     }
@@ -219,7 +279,17 @@ mod tests {
         let unit = "xx sk-ant-Key tokenpass TOKEN monkey ";
         // Every byte value too (the table is read unchecked), keywords cut across them.
         let every_byte: Vec<u8> = (0..=255u8).chain(*b"sK-AnT-tOk").collect();
-        let lens = [10, LANE_MIN * LANES - 1, LANE_MIN * LANES + 7, 300_001];
+        // Every stage: one walk, lanes of run-time length, short and long spans.
+        let (short, long) = (LANES * SHORT_BLOCK, LANES * BLOCK);
+        let lens = [
+            10,
+            LANE_MIN * LANES - 1,
+            LANE_MIN * LANES + 7,
+            short,
+            long,
+            long + short + 3000,
+            300_001,
+        ];
         let texts = lens.iter().flat_map(|&len| {
             [
                 unit.bytes().cycle().take(len).collect::<Vec<u8>>(),
