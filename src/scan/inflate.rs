@@ -4,7 +4,14 @@
 //! the corpus's run logs it took 87 ms where flate2 (zlib-rs) took 138 ms. It cannot
 //! stream, so it serves only files whose whole output fits the space the caller would
 //! have filled anyway; anything else (too large, corrupt, a member it refuses) is left
-//! to the streaming decoder, which then decides exactly as it always has.
+//! to the streaming decoder, which then decides as it always has.
+//!
+//! One difference remains, on malformed data only: libdeflate reads a few invalid
+//! deflate codes that zlib refuses (length symbols 286–287, distance symbols 30–31,
+//! oversized HLIT/HDIST counts, a one-codeword code-length code), so a stream crafted
+//! with them is inflated and scanned whole where zlib would call it corrupt and scan
+//! what came before. Either way nothing goes unscanned. A header CRC (FHCRC), which
+//! libdeflate skips unchecked, is left to flate2, which checks it.
 
 use libdeflate_sys::{
     libdeflate_alloc_decompressor, libdeflate_decompressor, libdeflate_free_decompressor,
@@ -12,8 +19,8 @@ use libdeflate_sys::{
 };
 
 /// Appends every gzip member of `raw`, inflated, to `out` when all of them decode and
-/// their total is at most `space` bytes; otherwise leaves `out` as it was and returns
-/// `false`.
+/// their total is at most `space` bytes; otherwise leaves the contents of `out` as they
+/// were (its capacity may have grown) and returns `false`.
 pub fn gunzip_whole(raw: &[u8], space: usize, out: &mut Vec<u8>) -> bool {
     if raw.is_empty() {
         return false;
@@ -26,6 +33,10 @@ pub fn gunzip_whole(raw: &[u8], space: usize, out: &mut Vec<u8>) -> bool {
     let (mut read, mut written) = (0, 0);
     while read < raw.len() {
         let input = &raw[read..];
+        // FHCRC: flate2 checks the header CRC, libdeflate does not.
+        if input.get(3).is_none_or(|flags| flags & 0x02 != 0) {
+            return false;
+        }
         let (mut used, mut made) = (0usize, 0usize);
         // SAFETY: the decompressor is live; the input is `input`; the output is the
         // `space - written` bytes of spare capacity reserved above past what earlier
@@ -41,9 +52,10 @@ pub fn gunzip_whole(raw: &[u8], space: usize, out: &mut Vec<u8>) -> bool {
                 &mut made,
             )
         };
-        // A member that consumed nothing would loop forever; libdeflate never reports
-        // one as a success, but the guard costs nothing.
-        if result != libdeflate_result_LIBDEFLATE_SUCCESS || used == 0 {
+        // A member that consumed nothing would loop forever, and one that wrote past
+        // the room it was given would have overrun it: libdeflate reports neither as a
+        // success, but the guards cost nothing.
+        if result != libdeflate_result_LIBDEFLATE_SUCCESS || used == 0 || made > space - written {
             return false;
         }
         read += used;

@@ -181,7 +181,7 @@ pub fn read_raw_into(
     raw.clear();
     raw.reserve(meta.len() as usize);
     // Read one byte past the cap so a file that grew after `fstat` is still caught.
-    file.take(max_bytes + 1)
+    file.take(max_bytes.saturating_add(1))
         .read_to_end(raw)
         .map_err(|e| skip(SkipReason::Unreadable(e.to_string()), meta.len()))?;
     let bytes = raw.len() as u64;
@@ -286,15 +286,23 @@ impl<'r> Pieces<'r> {
             self.tried_whole = true;
             // Only a file this fill would have read to its end anyway, within the cap
             // (fewer than `want` bytes, at most `limit`): the caller sees the same bytes
-            // and the same `Ok(false)` as from the streaming decoder.
+            // and the same `Ok(false)` as from the streaming decoder (see
+            // `inflate` for the malformed streams libdeflate reads and zlib refuses).
             let space = want
                 .saturating_sub(1)
                 .min(usize::try_from(self.limit).unwrap_or(usize::MAX))
                 .min(WHOLE_MAX);
             let before = buf.len();
-            if inflate::last_member_size(self.raw).is_some_and(|claimed| claimed <= space)
-                && inflate::gunzip_whole(self.raw, space, buf)
-            {
+            // Room for the last member's claimed size first (exact for one member, and
+            // it does not grow a small file's buffer to `space`), then for `space` when
+            // that was not enough (several members).
+            let whole = want > 0
+                && inflate::last_member_size(self.raw).is_some_and(|claimed| {
+                    claimed <= space
+                        && (inflate::gunzip_whole(self.raw, claimed, buf)
+                            || (claimed < space && inflate::gunzip_whole(self.raw, space, buf)))
+                });
+            if whole {
                 self.total = (buf.len() - before) as u64;
                 self.done = true;
             }
@@ -302,7 +310,7 @@ impl<'r> Pieces<'r> {
         if self.done {
             return Ok(false);
         }
-        let room = (self.limit + 1).saturating_sub(self.total);
+        let room = self.limit.saturating_add(1).saturating_sub(self.total);
         let ask = (want as u64).min(room);
         let got = (&mut self.decoder)
             .take(ask)
@@ -441,8 +449,20 @@ mod tests {
         corrupt_second.extend(second);
         let mut trailing = gz(&text);
         trailing.extend_from_slice(b"\x1f\x8bnot gzip");
-        let inputs = [gz(&text), gz(b""), two, corrupt_second, trailing];
-        let sizes = [n - 1, n, n + 1, n / 2, n / 2 + 10, 100, usize::MAX];
+        // A header CRC (FHCRC) that does not match: flate2 refuses it, libdeflate would
+        // skip it unchecked.
+        let mut bad_header_crc = gz(b"hello\n");
+        bad_header_crc[3] |= 0x02;
+        bad_header_crc.splice(10..10, [0u8, 0]);
+        let inputs = [
+            gz(&text),
+            gz(b""),
+            two,
+            corrupt_second,
+            trailing,
+            bad_header_crc,
+        ];
+        let sizes = [0, 1, n - 1, n, n + 1, n / 2, n / 2 + 10, 100, usize::MAX];
         let mut whole_used = 0;
         for raw in &inputs {
             for &want in &sizes {
