@@ -2,7 +2,7 @@
 //! percent-encoding. Each layer becomes a new [`Unit`] scanned like the first, pinned to
 //! the position of the encoded run; depth and decoded bytes are bounded per file.
 
-use super::read::gunzip;
+use super::gzip::gunzip;
 use crate::formats::{Encoding, Segment, Unit};
 use base64::Engine;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod decode;
 mod excerpt;
 pub mod file;
+pub mod gzip;
 mod inflate;
 mod keys;
 mod layers;

@@ -2,9 +2,8 @@
 //! after listing, never reads past `max_file_bytes`, inflates gzip (every member) with
 //! the same cap, and hashes the bytes as they are read.
 
-use super::inflate;
+use super::gzip::{gunzip, gunzip_into};
 use crate::hex;
-use flate2::read::MultiGzDecoder;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::Read;
@@ -148,7 +147,7 @@ pub fn read_file_into(
 }
 
 /// Reads and hashes a file into `bufs`, and refuses binary content; gzip is left
-/// compressed, for [`Pieces`] to inflate (and check) as it is scanned.
+/// compressed, for [`Pieces`](super::gzip::Pieces) to inflate (and check) as it is scanned.
 pub fn read_raw_into(
     path: &Path,
     max_bytes: u64,
@@ -234,95 +233,6 @@ pub fn decode_bytes(raw: Vec<u8>, max_bytes: u64) -> Result<(Vec<u8>, bool), Ski
     let text = if gzip { gunzip(&raw, max_bytes)? } else { raw };
     text_only(&text)?;
     Ok((text, gzip))
-}
-
-/// Inflates every gzip member, refusing to produce more than `limit` bytes.
-pub fn gunzip(raw: &[u8], limit: u64) -> Result<Vec<u8>, SkipReason> {
-    let mut out = Vec::new();
-    gunzip_into(raw, limit, &mut out)?;
-    Ok(out)
-}
-
-/// [`gunzip`] into `out` (cleared first), reusing its allocation.
-pub fn gunzip_into(raw: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), SkipReason> {
-    out.clear();
-    // All of it as one piece: the cap is the total's.
-    Pieces::new(raw, limit).fill(out, usize::MAX).map(|_| ())
-}
-
-/// Gzip inflated a piece at a time into one buffer, the total capped at `limit`: memory stays at a piece or two (plus the longest JSON Lines record)
-/// however large the file inflates.
-pub struct Pieces<'r> {
-    raw: &'r [u8],
-    decoder: MultiGzDecoder<&'r [u8]>,
-    limit: u64,
-    total: u64,
-    /// Whether the first fill was offered to [`inflate::gunzip_whole`].
-    tried_whole: bool,
-    /// Set when the whole file was inflated at once: nothing is left to read.
-    done: bool,
-}
-
-/// The most a first fill inflates at once by libdeflate (whole reads ask for all).
-const WHOLE_MAX: usize = 16 << 20;
-
-impl<'r> Pieces<'r> {
-    pub fn new(raw: &'r [u8], limit: u64) -> Self {
-        Pieces {
-            raw,
-            decoder: MultiGzDecoder::new(raw),
-            limit,
-            total: 0,
-            tried_whole: false,
-            done: false,
-        }
-    }
-
-    /// Appends up to `want` more inflated bytes to `buf`; `Ok(false)` once the last
-    /// are in. On an error, what was inflated before it is in `buf`, and never more
-    /// than one byte past the cap.
-    pub fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<bool, SkipReason> {
-        if !self.tried_whole {
-            self.tried_whole = true;
-            // Only a file this fill would have read to its end anyway, within the cap
-            // (fewer than `want` bytes, at most `limit`): the caller sees the same bytes
-            // and the same `Ok(false)` as from the streaming decoder (see
-            // `inflate` for the malformed streams libdeflate reads and zlib refuses).
-            let space = want
-                .saturating_sub(1)
-                .min(usize::try_from(self.limit).unwrap_or(usize::MAX))
-                .min(WHOLE_MAX);
-            let before = buf.len();
-            // Room for the last member's claimed size first (exact for one member, and
-            // it does not grow a small file's buffer to `space`), then for `space` when
-            // that was not enough (several members).
-            let whole = want > 0
-                && inflate::last_member_size(self.raw).is_some_and(|claimed| {
-                    claimed <= space
-                        && (inflate::gunzip_whole(self.raw, claimed, buf)
-                            || (claimed < space && inflate::gunzip_whole(self.raw, space, buf)))
-                });
-            if whole {
-                self.total = (buf.len() - before) as u64;
-                self.done = true;
-            }
-        }
-        if self.done {
-            return Ok(false);
-        }
-        let room = self.limit.saturating_add(1).saturating_sub(self.total);
-        let ask = (want as u64).min(room);
-        let got = (&mut self.decoder)
-            .take(ask)
-            .read_to_end(buf)
-            .map_err(|e| SkipReason::CorruptGzip(e.to_string()))?;
-        self.total += got as u64;
-        if self.total > self.limit {
-            buf.truncate(buf.len() - 1);
-            return Err(SkipReason::Bomb { limit: self.limit });
-        }
-        Ok(got as u64 == ask)
-    }
 }
 
 #[cfg(unix)]
@@ -412,71 +322,5 @@ mod tests {
         assert!(meta.is_ok_and(|m| bufs.text(&m) == b"short"));
         let meta = read_file_into(&dir.path().join("a.jsonl.gz"), 1 << 30, &mut bufs);
         assert!(meta.is_ok_and(|m| bufs.text(&m) == long.as_bytes()));
-    }
-
-    /// Every fill, call by call: what is in the buffer and what `fill` said.
-    fn fills(raw: &[u8], want: usize, limit: u64, stream_only: bool) -> Vec<(Vec<u8>, String)> {
-        let mut pieces = Pieces::new(raw, limit);
-        pieces.tried_whole = stream_only;
-        let mut buf = b"before".to_vec();
-        let mut calls = Vec::new();
-        for _ in 0..64 {
-            let said = pieces.fill(&mut buf, want);
-            let stop = !matches!(said, Ok(true));
-            calls.push((buf.clone(), format!("{said:?}")));
-            if stop {
-                break;
-            }
-        }
-        calls
-    }
-
-    /// libdeflate's whole-file shortcut must be invisible: the same bytes and the same
-    /// answers, call by call, as the streaming decoder, at every size around the piece
-    /// and the cap, with several members, and with corrupt or trailing data.
-    #[test]
-    fn whole_file_inflation_gives_what_streaming_gives() {
-        let text: Vec<u8> = (0..5000u32)
-            .flat_map(|i| format!("{i} ").into_bytes())
-            .collect();
-        let n = text.len();
-        let mut two = gz(&text[..n / 2]);
-        two.extend(gz(&text[n / 2..n / 2 + 10]));
-        let mut corrupt_second = gz(&text[..100]);
-        let mut second = gz(&text[100..400]);
-        let mid = second.len() / 2;
-        second[mid] ^= 0x55;
-        corrupt_second.extend(second);
-        let mut trailing = gz(&text);
-        trailing.extend_from_slice(b"\x1f\x8bnot gzip");
-        // A header CRC (FHCRC) that does not match: flate2 refuses it, libdeflate would
-        // skip it unchecked.
-        let mut bad_header_crc = gz(b"hello\n");
-        bad_header_crc[3] |= 0x02;
-        bad_header_crc.splice(10..10, [0u8, 0]);
-        let inputs = [
-            gz(&text),
-            gz(b""),
-            two,
-            corrupt_second,
-            trailing,
-            bad_header_crc,
-        ];
-        let sizes = [0, 1, n - 1, n, n + 1, n / 2, n / 2 + 10, 100, usize::MAX];
-        let mut whole_used = 0;
-        for raw in &inputs {
-            for &want in &sizes {
-                for limit in [n as u64 - 1, n as u64, n as u64 + 1, 150, 1 << 30] {
-                    let streamed = fills(raw, want, limit, true);
-                    let mixed = fills(raw, want, limit, false);
-                    assert_eq!(mixed, streamed, "want {want}, limit {limit}");
-                    let mut probe = Pieces::new(raw, limit);
-                    let _ = probe.fill(&mut Vec::new(), want);
-                    whole_used += usize::from(probe.done);
-                }
-            }
-        }
-        // The shortcut must have served some of these, or the test compares nothing.
-        assert!(whole_used > 20, "{whole_used}");
     }
 }

@@ -8,7 +8,8 @@
 //! manifests are read whole, as their readers need all of them.
 
 use super::file::{FileScanner, Format, TEXT_OVERLAP};
-use super::read::{Pieces, SkipReason, text_only};
+use super::gzip::Pieces;
+use super::read::{SkipReason, text_only};
 use crate::finding::Finding;
 use crate::provenance::Claim;
 
