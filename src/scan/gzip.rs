@@ -95,16 +95,18 @@ impl<'r> Pieces<'r> {
     }
 }
 
+/// Gzip of `bytes`, one member: for the tests of every module that reads gzip.
+#[cfg(test)]
+pub(crate) fn gz(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(bytes).expect("compress");
+    enc.finish().expect("compress")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn gz(bytes: &[u8]) -> Vec<u8> {
-        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        enc.write_all(bytes).expect("compress");
-        enc.finish().expect("compress")
-    }
 
     /// Every fill, call by call: what is in the buffer and what `fill` said.
     fn fills(raw: &[u8], want: usize, limit: u64, stream_only: bool) -> Vec<(Vec<u8>, String)> {

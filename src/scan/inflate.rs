@@ -94,13 +94,8 @@ impl Drop for Decompressor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read, Write};
-
-    fn gz(bytes: &[u8]) -> Vec<u8> {
-        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        enc.write_all(bytes).expect("compress");
-        enc.finish().expect("compress")
-    }
+    use crate::scan::gzip::gz;
+    use std::io::Read;
 
     fn flate2(raw: &[u8]) -> std::io::Result<Vec<u8>> {
         let mut out = Vec::new();

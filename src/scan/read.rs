@@ -280,13 +280,7 @@ pub fn kind_name(ft: &std::fs::FileType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn gz(bytes: &[u8]) -> Vec<u8> {
-        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        enc.write_all(bytes).expect("compress");
-        enc.finish().expect("compress")
-    }
+    use crate::scan::gzip::gz;
 
     /// Buffers carried from file to file must never show one file's bytes as another's:
     /// a short file after a long one, plain after gzip and back, a skip in between.
