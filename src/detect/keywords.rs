@@ -32,10 +32,10 @@ const BLOCK: usize = 4096;
 /// walk) is a few percent of a span this short (4 KiB units: 1,840 MiB/s, against 410
 /// for one walk).
 const SHORT_BLOCK: usize = 512;
-/// Below this length per lane, one walk: each lane first warms up over the longest
-/// keyword (tens of bytes) before it reports anything. One walk runs at the latency of
-/// its loads, about 410 MiB/s: it was used for every unit under 128 KiB, which made a
-/// 4 KiB unit four times slower per byte than a long one (1,500 MiB/s with lanes).
+/// The shortest lanes, over what whole `SHORT_BLOCK`s leave; below a span of these,
+/// one walk. One walk runs at the latency of its loads, about 410 MiB/s: it was used for
+/// every unit under 128 KiB, which made a 4 KiB unit four times slower per byte than a
+/// long one.
 const LANE_MIN: usize = 256;
 
 pub struct KeywordScan {
@@ -167,27 +167,36 @@ impl KeywordScan {
         for hits in lanes.0.iter_mut() {
             hits.clear();
         }
-        // Long lanes first, then short ones over what is left, then whatever is left
-        // after those: each stage's lanes hold a constant number of bytes.
+        // Long lanes first, then shorter ones over what is left, then one walk: each
+        // stage's lanes hold a constant number of bytes.
         let mut done = 0;
-        while text.len() - done >= LANES * BLOCK {
-            self.walk_span::<BLOCK>(text, done, lanes);
-            done += LANES * BLOCK;
+        let mut replay = |lanes: &mut LaneHits| {
             for hits in lanes.0.iter_mut() {
                 report(hits);
             }
+        };
+        while text.len() - done >= LANES * BLOCK {
+            self.walk_span::<BLOCK>(text, done, lanes);
+            done += LANES * BLOCK;
+            replay(lanes);
         }
         while text.len() - done >= LANES * SHORT_BLOCK {
             self.walk_span::<SHORT_BLOCK>(text, done, lanes);
             done += LANES * SHORT_BLOCK;
-            for hits in lanes.0.iter_mut() {
-                report(hits);
+            replay(lanes);
+        }
+        if text.len() - done >= LANES * LANE_MIN {
+            self.walk_span::<LANE_MIN>(text, done, lanes);
+            done += LANES * LANE_MIN;
+        }
+        let mut state = self.warmed(text, done);
+        for (i, &b) in text.iter().enumerate().skip(done) {
+            state = self.step(state, b);
+            if state < self.matching {
+                lanes.0[LANES - 1].push((i + 1, state));
             }
         }
-        self.walk_rest(text, done, lanes);
-        for hits in lanes.0.iter_mut() {
-            report(hits);
-        }
+        replay(lanes);
     }
 
     /// The state after reading the `warmup` bytes before `at`: an occurrence ending
@@ -237,51 +246,6 @@ impl KeywordScan {
                 if state[k] < self.matching {
                     lanes.push(k, start + k * B + i + 1, state[k]);
                 }
-            }
-        }
-    }
-
-    /// What follows the whole spans, from `from`: eight lanes of equal run-time length
-    /// when it is long enough, one walk otherwise.
-    fn walk_rest(&self, text: &[u8], from: usize, lanes: &mut LaneHits) {
-        let rest = text.len() - from;
-        if rest < LANE_MIN * LANES {
-            let mut state = self.warmed(text, from);
-            for (i, &b) in text.iter().enumerate().skip(from) {
-                state = self.step(state, b);
-                if state < self.matching {
-                    lanes.0[0].push((i + 1, state));
-                }
-            }
-            return;
-        }
-        let chunk = rest / LANES;
-        // Lane k owns the occurrences ending in `own[k]..own[k + 1]`.
-        let own: [usize; LANES + 1] = std::array::from_fn(|k| {
-            if k == LANES {
-                text.len()
-            } else {
-                from + k * chunk
-            }
-        });
-        let mut state: [usize; LANES] = std::array::from_fn(|k| self.warmed(text, own[k]));
-        let lanes_text: [&[u8]; LANES] = std::array::from_fn(|k| &text[own[k]..own[k] + chunk]);
-        // Indexing by `i` is the point: every lane steps on its own `i`-th byte.
-        #[allow(clippy::needless_range_loop)]
-        for i in 0..chunk {
-            for k in 0..LANES {
-                state[k] = self.step(state[k], lanes_text[k][i]);
-                if state[k] < self.matching {
-                    lanes.0[k].push((own[k] + i + 1, state[k]));
-                }
-            }
-        }
-        // The last lane's tail (`rest` need not divide by the lane count).
-        let mut last = state[LANES - 1];
-        for (i, &b) in text.iter().enumerate().skip(own[LANES - 1] + chunk) {
-            last = self.step(last, b);
-            if last < self.matching {
-                lanes.0[LANES - 1].push((i + 1, last));
             }
         }
     }
