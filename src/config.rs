@@ -29,6 +29,13 @@ pub struct Config {
     /// True when the values came from a file rather than the built-in defaults.
     #[serde(skip)]
     pub from_file: bool,
+    /// The operator's rule files, `(origin, text)`, when the caller took them from a
+    /// snapshot it trusts (the committed tree) instead of `rules.dirs` on disk.
+    #[serde(skip)]
+    pub rule_snapshot: Option<Vec<(String, String)>>,
+    /// The baseline, `(origin, text if present)`, when taken from the same snapshot.
+    #[serde(skip)]
+    pub baseline_snapshot: Option<(String, Option<String>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -39,6 +46,9 @@ pub struct ScanConfig {
     pub fail_on: Severity,
     /// Accepted findings (`privacy-audit baseline`); a missing file is an empty baseline.
     pub baseline: PathBuf,
+    /// Kinds of file the gate could not fully judge that may still pass (see
+    /// `SkipReason::KINDS`); any other kind fails the run (exit 2).
+    pub allow_unjudged: Vec<String>,
 }
 
 impl Default for ScanConfig {
@@ -48,25 +58,18 @@ impl Default for ScanConfig {
             max_file_bytes: 268_435_456,
             fail_on: Severity::Low,
             baseline: PathBuf::from(".privacy-audit-baseline.json"),
+            allow_unjudged: vec!["binary".into(), "not_regular".into(), "symlink".into()],
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RulesConfig {
     pub dirs: Vec<PathBuf>,
     pub disable: Vec<String>,
 }
 
-impl Default for RulesConfig {
-    fn default() -> Self {
-        RulesConfig {
-            dirs: vec![PathBuf::from("rules")],
-            disable: Vec::new(),
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -204,9 +207,10 @@ impl Config {
         Ok(config)
     }
 
-    /// Parses TOML text; the error message carries toml's line and column.
+    /// Parses TOML text; the error message names the line, column and problem but
+    /// never quotes the line (it may hold a secret).
     pub fn parse(text: &str) -> std::result::Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        let config: Config = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
         config.validate()?;
         Ok(config)
     }
@@ -214,6 +218,19 @@ impl Config {
     fn validate(&self) -> std::result::Result<(), String> {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
+        }
+        let kinds = crate::scan::read::SkipReason::KINDS;
+        if let Some(k) = self
+            .scan
+            .allow_unjudged
+            .iter()
+            .find(|k| !kinds.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "scan.allow_unjudged: unknown kind `{}` (known: {})",
+                crate::report::guard::guard(k),
+                kinds.join(", ")
+            ));
         }
         for (i, a) in self.allow.iter().enumerate() {
             let n = i + 1;
@@ -306,5 +323,77 @@ mod tests {
         let text = include_str!("../config.toml");
         let parsed = Config::parse(text).expect("config.toml parses");
         assert_eq!(parsed, Config::default());
+    }
+}
+
+/// A TOML parse error as `line L, column C: problem`, with anything the problem quotes
+/// from the file masked: the line itself is never shown, since a staged rules or
+/// config file may hold the very token the gate is there to stop.
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = mask_quoted(e.message());
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = memchr::memchr_iter(b'\n', before).count() + 1;
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
+/// Masks what a message quotes in `"..."` whole and guards what it quotes in backticks
+/// (key names stay readable; a value there is masked like any token).
+fn mask_quoted(message: &str) -> String {
+    use crate::report::guard::guard;
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['"', '`']) {
+        let quote = rest[i..].chars().next().unwrap_or('"');
+        out.push_str(&guard(&rest[..i]));
+        let after = &rest[i + 1..];
+        let Some(j) = after.find(quote) else {
+            out.push_str(&crate::report::redact::mask(
+                after,
+                crate::finding::Category::Secret,
+            ));
+            return out;
+        };
+        let inner = &after[..j];
+        out.push(quote);
+        if quote == '"' {
+            out.push_str(&crate::report::redact::mask(
+                inner,
+                crate::finding::Category::Secret,
+            ));
+        } else {
+            out.push_str(&guard(inner));
+        }
+        out.push(quote);
+        rest = &after[j + 1..];
+    }
+    out.push_str(&guard(rest));
+    out
+}
+
+#[cfg(test)]
+mod error_tests {
+    #[test]
+    fn toml_errors_never_quote_the_value() {
+        let token = "ghp_R4nd0mT0k3nV4lu3Th4tL00ksR34l012345";
+        for text in [
+            format!("[scan]\nfail_on = \"{token}\"\n"),
+            format!("[scan]\n{token} = 1\n"),
+            format!("[scan]\ntoken = {token}\n"),
+        ] {
+            let message = super::Config::parse(&text).expect_err("bad config");
+            assert!(!message.contains(token), "{message}");
+            assert!(!message.contains("R4nd0mT0k3n"), "{message}");
+            assert!(message.starts_with("line "), "{message}");
+        }
     }
 }

@@ -3,127 +3,10 @@
 //! did (commit made or refused) as well as what privacy-audit said.
 
 mod common;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
-const SECRET_LINE: &str = "{\"note\": \"write to ion.popescu@gmail.com\"}\n";
-const CLEAN_LINE: &str = "{\"note\": \"all clear\"}\n";
-
-/// A sandbox: its own HOME (no user git config), fingerprint key and hash cache.
-struct Sandbox {
-    home: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Sandbox {
-        Sandbox {
-            home: tempfile::tempdir().expect("home"),
-        }
-    }
-
-    fn env(&self, c: &mut Command) {
-        for (k, _) in std::env::vars_os() {
-            if k.to_string_lossy().starts_with("GIT_") {
-                c.env_remove(k);
-            }
-        }
-        c.env("HOME", self.home.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .env("PRIVACY_AUDIT_KEY_FILE", self.home.path().join("key"))
-            .env("PRIVACY_AUDIT_CACHE_DIR", self.home.path().join("cache"))
-            .env("NO_COLOR", "1");
-    }
-
-    fn git(&self, dir: &Path, args: &[&str]) -> Output {
-        let mut c = Command::new("git");
-        self.env(&mut c);
-        c.current_dir(dir).args(args).output().expect("git runs")
-    }
-
-    /// Runs git and insists it succeeded.
-    fn ok(&self, dir: &Path, args: &[&str]) -> String {
-        let out = self.git(dir, args);
-        assert!(
-            out.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    }
-
-    fn bin(&self, dir: &Path, args: &[&str]) -> Output {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("privacy-audit"));
-        self.env(&mut c);
-        c.current_dir(dir).args(args).output().expect("binary runs")
-    }
-
-    fn repo(&self) -> PathBuf {
-        let dir = self.home.path().join(format!("repo{}", rand_suffix()));
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        self.ok(&dir, &["init", "-q", "-b", "main"]);
-        dir
-    }
-
-    /// `git add .` then `git commit -qm <args...>`, insisting both succeed.
-    fn commit_all(&self, dir: &Path, args: &[&str]) {
-        self.ok(dir, &["add", "."]);
-        let mut commit = vec!["commit", "-qm"];
-        commit.extend_from_slice(args);
-        self.ok(dir, &commit);
-    }
-
-    /// A bare repository to push to.
-    fn bare(&self, name: &str) -> PathBuf {
-        let dir = self.home.path().join(name);
-        let path = dir.to_str().expect("utf-8 temp path");
-        self.ok(
-            self.home.path(),
-            &["init", "-q", "--bare", "-b", "main", path],
-        );
-        dir
-    }
-
-    fn installed_repo(&self) -> PathBuf {
-        let dir = self.repo();
-        let out = self.bin(&dir, &["hook", "install"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir
-    }
-
-    fn commits(&self, dir: &Path) -> usize {
-        let out = self.git(dir, &["rev-list", "--count", "HEAD"]);
-        String::from_utf8_lossy(&out.stdout)
-            .trim()
-            .parse()
-            .unwrap_or(0)
-    }
-}
-
-fn rand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
-}
-
-fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
-    let p = dir.join(rel);
-    if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(p, text).expect("write");
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::git::*;
 
 #[test]
 fn staged_secret_blocks_initial_commit_and_clean_commit_passes() {
@@ -192,13 +75,21 @@ fn rename_binary_deletion_and_symlink() {
     // Deleting the leaking file is what cleans it up: not scanned, passes.
     s.ok(&repo, &["rm", "-q", "--cached", "renamed.jsonl"]);
     s.ok(&repo, &["commit", "-qm", "delete"]);
-    // A binary blob is skipped (listed), not judged.
+    // A binary blob is listed as skipped (its structure is not read), but its printable
+    // text is scanned: an address planted after a NUL is found.
     write(&repo, "blob.bin", b"\x00\x01ion.popescu@gmail.com\x00");
     s.ok(&repo, &["add", "blob.bin"]);
     let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
     assert_eq!(report["files"][0]["status"], "skipped");
-    assert_eq!(report["files"][0]["reason"], "binary");
+    assert_eq!(
+        report["files"][0]["reason"],
+        "binary (its printable text was scanned)"
+    );
+    assert_eq!(report["findings"][0]["rule_id"], "email.address");
+    assert_eq!(run.status.code(), Some(1));
+    write(&repo, "blob.bin", b"\x00\x01\x02binary\x00");
+    s.ok(&repo, &["add", "blob.bin"]);
     s.ok(&repo, &["commit", "-qm", "binary"]);
     // A symlink's content is its target: a home path there is a finding.
     #[cfg(unix)]
@@ -348,6 +239,10 @@ fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
         "privacy-audit.toml",
         "[[allow]]\npath = \"new.jsonl\"\nrule = \"email.address\"\nreason = \"synthetic address for tests\"\n",
     );
+    // Only a staged config counts for a commit: an edit in the work tree is not trusted.
+    let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    s.ok(&repo, &["add", "privacy-audit.toml"]);
     let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
@@ -360,6 +255,7 @@ fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
         "privacy-audit.toml",
         "[[allow]]\npath = \"new.jsonl\"\nrule = \"email.address\"\n",
     );
+    s.ok(&repo, &["add", "privacy-audit.toml"]);
     let run = s.bin(&repo, &["hook", "run"]);
     assert_eq!(
         run.status.code(),
@@ -437,7 +333,12 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
     assert_eq!(report["findings"][0]["path"], "c1.jsonl");
     // One entry per (blob, path): the same bytes under another path are judged again,
     // because accepting a finding depends on its path.
-    assert_eq!(report["files"].as_array().map(Vec::len), Some(3));
+    let files = report["files"].as_array().expect("files");
+    let messages = files
+        .iter()
+        .filter(|f| f["path"].as_str().is_some_and(|p| p.starts_with("(commit ")))
+        .count();
+    assert_eq!((files.len() - messages, messages), (3, 3));
     // A new branch is judged by what the remote does not have yet: once the leak is on
     // the remote (pushed past the hook), a clean branch on top of it goes through.
     s.ok(&repo, &["push", "-q", "--no-verify", "origin", "main"]);
@@ -453,24 +354,7 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
 #[test]
 fn pre_receive_refuses_a_leak_on_the_server() {
     let s = Sandbox::new();
-    let remote = s.bare("server.git");
-    let exe = assert_cmd::cargo::cargo_bin("privacy-audit");
-    write(
-        &remote,
-        "hooks/pre-receive",
-        format!(
-            "#!/bin/sh\nexec '{}' hook run --pre-receive\n",
-            exe.display()
-        ),
-    );
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(
-            remote.join("hooks/pre-receive"),
-            std::fs::Permissions::from_mode(0o755),
-        )
-        .expect("chmod");
-    }
+    let remote = s.server("server.git", "");
     let repo = s.repo();
     s.ok(
         &repo,
@@ -545,7 +429,7 @@ fn the_fast_index_reader_agrees_with_libgit2() {
         let names = |v: Vec<changes::BlobRef>| {
             let mut n: Vec<String> = v
                 .into_iter()
-                .map(|b| format!("{} {}", b.path, b.oid))
+                .map(|b| format!("{} {}", b.shown(), b.oid))
                 .collect();
             n.sort();
             n
@@ -629,6 +513,7 @@ fn fail_closed_corner_cases() {
         "privacy-audit.toml",
         "[scan]\nmax_file_bytes = 100\n",
     );
+    s.ok(&repo, &["add", "privacy-audit.toml"]);
     write(&repo, "big.jsonl", CLEAN_LINE.repeat(20));
     s.ok(&repo, &["add", "big.jsonl"]);
     let run = s.bin(&repo, &["hook", "run"]);

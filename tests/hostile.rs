@@ -36,22 +36,29 @@ fn binary_and_invalid_utf8() {
         b"caf\xe9 \xff\xfe contact ion.popescu@gmail.com\n",
     );
     let report = scan_json(home.path(), dir.path(), &[]).json();
+    // Binary: listed as skipped (its structure is not read), its printable text scanned.
     assert_eq!(
         file_status(&report, "blob.bin"),
-        ("skipped".into(), "binary".into())
+        (
+            "skipped".into(),
+            "binary (its printable text was scanned)".into()
+        )
     );
     assert_eq!(file_status(&report, "latin1.txt").0, "scanned");
     // Columns count invalid bytes one each: "caf\xe9 \xff\xfe contact " is 16 columns.
+    let email = |path: &str, column| {
+        (
+            path.to_string(),
+            1,
+            column,
+            None,
+            "email".to_string(),
+            "email.address".to_string(),
+        )
+    };
     assert_eq!(
         findings(&report),
-        vec![(
-            "latin1.txt".into(),
-            1,
-            17,
-            None,
-            "email".into(),
-            "email.address".into()
-        )]
+        vec![email("blob.bin", 3), email("latin1.txt", 17)]
     );
 }
 
@@ -360,10 +367,28 @@ fn too_large_files_are_listed_with_the_limit() {
             &dir.path().to_string_lossy(),
         ],
     );
-    assert_eq!(r.code, 0);
+    // Not judged is not clean: exit 2 unless the operator lets that kind pass.
+    assert_eq!(r.code, 2);
     let (status, reason) = file_status(&r.json(), "big.txt");
     assert_eq!(status, "skipped");
     assert_eq!(reason, "too large: 4096 bytes > max_file_bytes 1024");
+    std::fs::write(
+        &cfg,
+        "[scan]\nmax_file_bytes = 1024\nexclude = [\"cfg.toml\"]\nallow_unjudged = [\"too_large\"]\n",
+    )
+    .expect("write");
+    let r = run(
+        home.path(),
+        &[
+            "--config",
+            &cfg.to_string_lossy(),
+            "scan",
+            "--format",
+            "json",
+            &dir.path().to_string_lossy(),
+        ],
+    );
+    assert_eq!(r.code, 0);
 }
 
 #[test]

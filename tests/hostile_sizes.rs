@@ -24,7 +24,8 @@ fn a_one_gigabyte_file_with_no_newline_is_skipped_with_its_size() {
     let file = std::fs::File::create(dir.path().join("huge.txt")).expect("create");
     file.set_len(1 << 30).expect("sparse 1 GiB");
     let run = scan_json(home.path(), dir.path(), &[]);
-    assert_eq!(run.code, 0, "a policy skip is not an error: {}", run.stderr);
+    // Not judged is not clean: the run fails (exit 2) unless `too_large` is allowed.
+    assert_eq!(run.code, 2, "{}", run.stderr);
     let report = run.json();
     let entry = file_entry(&report, "huge.txt");
     assert_eq!(entry["status"], "skipped");

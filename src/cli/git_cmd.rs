@@ -1,10 +1,10 @@
 //! `privacy-audit scan-git`, `hook install|uninstall|run`.
 
 use super::{Cli, Exit, HookCommand, HookRunArgs, ScanGitArgs};
-use crate::config::{Config, LOCAL_CONFIG_NAME};
+use crate::config::Config;
 use crate::git::changes::{self, Range};
 use crate::git::hook::{self, Installed, Uninstalled};
-use crate::git::{self as gitdoor, GitScan};
+use crate::git::{self as gitdoor, GitScan, trust};
 use crate::report::{Format, Report};
 use crate::rules::RuleSet;
 use crate::scan::Scanner;
@@ -12,25 +12,21 @@ use anyhow::Context;
 use git2::Repository;
 use std::io::{IsTerminal, Read};
 
-/// `--config`, else the repository's own `privacy-audit.toml`, else the defaults with
-/// paths relative to the worktree.
-fn repo_config(cli: &Cli, repo: &Repository) -> anyhow::Result<Config> {
+/// `--config` (the operator's), else the repository's own config as git holds it
+/// (see [`trust`]): staged for a commit being made, committed for history.
+fn repo_config(cli: &Cli, repo: &Repository, staged: bool) -> anyhow::Result<Config> {
     if let Some(path) = &cli.config {
         return Ok(Config::load(path)?);
     }
-    let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
-    let local = root.join(LOCAL_CONFIG_NAME);
-    if local.is_file() {
-        return Ok(Config::load(&local)?);
-    }
-    Ok(Config {
-        base_dir: root,
-        ..Config::default()
-    })
+    let source = match staged {
+        true => trust::Source::staged(repo)?,
+        false => trust::Source::committed(repo)?,
+    };
+    Ok(trust::repo_config(repo, &source)?)
 }
 
-fn scanner(cli: &Cli, repo: &Repository) -> anyhow::Result<Scanner> {
-    let config = repo_config(cli, repo)?;
+fn scanner(cli: &Cli, repo: &Repository, staged: bool) -> anyhow::Result<Scanner> {
+    let config = repo_config(cli, repo, staged)?;
     let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
     Ok(Scanner::new(config, rules, key)?)
@@ -40,17 +36,21 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
     let repo = gitdoor::open(Some(
         args.repo.as_deref().unwrap_or(std::path::Path::new(".")),
     ))?;
-    let scanner = scanner(cli, &repo)?;
+    let scanner = scanner(cli, &repo, false)?;
     let range = match &args.range {
         Some(spec) => Range::Spec(spec),
         None => Range::All,
     };
     let commits = changes::commits(&repo, &range)?;
+    let tags = match range {
+        Range::All => changes::all_tags(&repo)?,
+        _ => Vec::new(),
+    };
     let mut report = GitScan {
         scanner: &scanner,
         repo: &repo,
     }
-    .commits(&commits)?;
+    .commits(&commits, &tags)?;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
     super::scan_cmd::emit(
         &report,
@@ -105,7 +105,7 @@ pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
 
 fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
     let repo = gitdoor::open(None)?;
-    let scanner = scanner(cli, &repo)?;
+    let scanner = scanner(cli, &repo, !(args.pre_push || args.pre_receive))?;
     let door = GitScan {
         scanner: &scanner,
         repo: &repo,
@@ -129,8 +129,9 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
                 }
             }
         }
+        let tags = changes::tags_among(&repo, &changes::pushed_ids(&stdin));
         (
-            door.commits(&commits)?,
+            door.commits(&commits, &tags)?,
             if args.pre_push { "push" } else { "update" },
         )
     } else {

@@ -305,6 +305,11 @@ pub(crate) fn accept(
 ) -> anyhow::Result<()> {
     let baseline = if args.no_baseline {
         None
+    } else if let (None, Some((origin, text))) = (&args.baseline, &config.baseline_snapshot) {
+        match text {
+            Some(t) => Some(crate::report::suppress::Baseline::parse(t, origin)?),
+            None => None,
+        }
     } else {
         let path = args
             .baseline

@@ -28,11 +28,17 @@ pub fn is_reportable(c: &Candidate<'_>, policy: &DomainPolicy) -> bool {
         || policy.is_org(&domain)
 }
 
-/// The current token (since the last blank or quote) contains `://`.
+/// The current token (since the last blank or quote) holds `://` and nothing since
+/// it ends the authority (`/`, `?`): `scheme://user:pass@host`, not an address in a
+/// URL's path or query (`https://x/users/a@b.com`).
 pub fn in_url_userinfo(before: &[u8]) -> bool {
     let start = before
         .iter()
         .rposition(|b| b.is_ascii_whitespace() || b"\"'<>()".contains(b))
         .map_or(0, |i| i + 1);
-    memchr::memmem::find(&before[start..], b"://").is_some()
+    let token = &before[start..];
+    match memchr::memmem::rfind(token, b"://") {
+        Some(i) => !token[i + 3..].iter().any(|b| matches!(b, b'/' | b'?')),
+        None => false,
+    }
 }

@@ -4,14 +4,18 @@
 
 use super::index::{IndexEntry, ParsedIndex};
 use crate::error::{Error, Result};
+use crate::report::guard::path_text;
 use git2::{Delta, DiffOptions, Oid, Repository, Sort, Tree};
 use std::collections::{HashMap, HashSet};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 /// One blob to judge.
 #[derive(Debug, Clone)]
 pub struct BlobRef {
-    /// Repository-relative, `/`-separated.
-    pub path: String,
+    /// Repository-relative, as git stores it: bytes, never rewritten (a `\\` or a
+    /// byte that is not UTF-8 is part of the name).
+    pub path: Vec<u8>,
     pub oid: Oid,
     /// The content of a symbolic link blob is its target path.
     pub is_link: bool,
@@ -53,33 +57,58 @@ fn blob_kind(mode: u32) -> Option<bool> {
     }
 }
 
-fn path_of(file: &git2::DiffFile<'_>) -> Option<String> {
-    file.path().map(|p| p.to_string_lossy().replace('\\', "/"))
+impl BlobRef {
+    /// The path as reports spell it (see [`path_text`]).
+    pub fn shown(&self) -> String {
+        path_text(&self.path)
+    }
+}
+
+/// A git path (bytes) as the `Path` libgit2's lookups take, byte for byte.
+pub fn repo_path(bytes: &[u8]) -> &Path {
+    Path::new(std::ffi::OsStr::from_bytes(bytes))
+}
+
+/// The new side of a delta git says was added or changed: its path bytes, and its mode
+/// read from `tree` (or the index) by those exact bytes. A delta whose blob cannot be
+/// found again is an error, never a silent skip.
+fn delta_path(delta: &git2::DiffDelta<'_>) -> Result<Vec<u8>> {
+    delta
+        .new_file()
+        .path_bytes()
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| {
+            Error::Git(format!(
+                "a change to blob {} has no path",
+                delta.new_file().id()
+            ))
+        })
 }
 
 /// What the index adds relative to `HEAD`. The index is the one git points the hook at
 /// (`GIT_INDEX_FILE` under `git commit -a` / `git commit <path>`), so a file edited
 /// again after `git add` is judged by its staged version. A merge in progress is judged
-/// by what it stages.
+/// by what it stages. Path, id and mode come from each index entry itself; only
+/// `HEAD`'s side is looked up, by the entry's exact path bytes.
 pub fn staged(repo: &Repository, index: &git2::Index) -> Result<Vec<BlobRef>> {
     let tree = head_tree(repo)?;
-    let mut opts = DiffOptions::new();
-    opts.include_typechange(true).ignore_submodules(true);
-    let diff = repo.diff_tree_to_index(tree.as_ref(), Some(index), Some(&mut opts))?;
     let mut out = Vec::new();
-    for delta in diff.deltas() {
-        let new = delta.new_file();
-        if !wanted(delta.status()) {
-            continue;
+    for e in index.iter() {
+        let stage = (e.flags >> 12) & 0x3;
+        if stage != 0 || e.flags_extended & 0x2000 != 0 {
+            continue; // conflict stages cannot be committed; intent-to-add has no content
         }
-        let Some(path) = path_of(&new) else { continue };
-        let mode = index
-            .get_path(std::path::Path::new(&path), 0)
-            .map_or(0, |e| e.mode);
-        if let Some(is_link) = blob_kind(mode) {
+        let Some(is_link) = blob_kind(e.mode) else {
+            continue;
+        };
+        let unchanged = tree
+            .as_ref()
+            .and_then(|t| t.get_path(repo_path(&e.path)).ok())
+            .is_some_and(|h| h.id() == e.id && h.filemode() as u32 == e.mode);
+        if !unchanged {
             out.push(BlobRef {
-                path,
-                oid: new.id(),
+                path: e.path,
+                oid: e.id,
                 is_link,
                 commit: None,
             });
@@ -93,7 +122,7 @@ pub fn staged(repo: &Repository, index: &git2::Index) -> Result<Vec<BlobRef>> {
 /// `HEAD`'s tree of their folder, read once per folder.
 pub fn staged_fast(repo: &Repository, index: &ParsedIndex) -> Result<Vec<BlobRef>> {
     let blob = |e: &IndexEntry| BlobRef {
-        path: index.path(e).to_string(),
+        path: index.path(e).to_vec(),
         oid: e.oid,
         is_link: e.is_link(),
         commit: None,
@@ -106,18 +135,18 @@ pub fn staged_fast(repo: &Repository, index: &ParsedIndex) -> Result<Vec<BlobRef
             .map(blob)
             .collect());
     };
-    let cached: HashMap<&str, Oid> = index
+    let cached: HashMap<&[u8], Oid> = index
         .cache_tree
         .iter()
-        .filter_map(|c| c.oid.map(|o| (c.path.as_str(), o)))
+        .filter_map(|c| c.oid.map(|o| (c.path.as_slice(), o)))
         .collect();
     // HEAD's tree of each folder met so far (None: the folder is new).
-    let mut trees: HashMap<String, Option<Tree<'_>>> = HashMap::new();
-    let mut covered: HashMap<String, bool> = HashMap::new();
+    let mut trees: HashMap<Vec<u8>, Option<Tree<'_>>> = HashMap::new();
+    let mut covered: HashMap<Vec<u8>, bool> = HashMap::new();
     let mut out = Vec::new();
     for e in index.entries.iter().filter(|e| !e.is_gitlink()) {
         let path = index.path(e);
-        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let (dir, name) = split_dir(path);
         if is_covered(dir, &cached, &head, &mut covered) {
             continue;
         }
@@ -125,18 +154,18 @@ pub fn staged_fast(repo: &Repository, index: &ParsedIndex) -> Result<Vec<BlobRef
             let tree = if dir.is_empty() {
                 Some(head.clone())
             } else {
-                head.get_path(std::path::Path::new(dir))
+                head.get_path(repo_path(dir))
                     .ok()
                     .and_then(|t| t.to_object(repo).ok())
                     .and_then(|o| o.into_tree().ok())
             };
-            trees.insert(dir.to_string(), tree);
+            trees.insert(dir.to_vec(), tree);
         }
         let unchanged = trees
             .get(dir)
             .and_then(Option::as_ref)
-            .and_then(|t| t.get_name(name).map(|x| x.id()))
-            == Some(e.oid);
+            .and_then(|t| t.get_name_bytes(name).map(|x| (x.id(), x.filemode())))
+            == Some((e.oid, e.mode as i32));
         if !unchanged {
             out.push(blob(e));
         }
@@ -144,20 +173,28 @@ pub fn staged_fast(repo: &Repository, index: &ParsedIndex) -> Result<Vec<BlobRef
     Ok(out)
 }
 
+/// `(folder, name)` of a path; the folder is empty at the root.
+pub fn split_dir(path: &[u8]) -> (&[u8], &[u8]) {
+    match memchr::memrchr(b'/', path) {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => (&[], path),
+    }
+}
+
 /// Whether `dir` (or a folder above it) has a cache-tree id equal to `HEAD`'s.
 fn is_covered(
-    dir: &str,
-    cached: &HashMap<&str, Oid>,
+    dir: &[u8],
+    cached: &HashMap<&[u8], Oid>,
     head: &Tree<'_>,
-    memo: &mut HashMap<String, bool>,
+    memo: &mut HashMap<Vec<u8>, bool>,
 ) -> bool {
     if let Some(&known) = memo.get(dir) {
         return known;
     }
-    let parent_covered = match dir.rsplit_once('/') {
-        Some((parent, _)) => is_covered(parent, cached, head, memo),
+    let parent_covered = match memchr::memrchr(b'/', dir) {
+        Some(i) => is_covered(&dir[..i], cached, head, memo),
         None if dir.is_empty() => false,
-        None => is_covered("", cached, head, memo),
+        None => is_covered(b"", cached, head, memo),
     };
     let same = || {
         let Some(&oid) = cached.get(dir) else {
@@ -166,11 +203,10 @@ fn is_covered(
         if dir.is_empty() {
             return head.id() == oid;
         }
-        head.get_path(std::path::Path::new(dir))
-            .is_ok_and(|t| t.id() == oid)
+        head.get_path(repo_path(dir)).is_ok_and(|t| t.id() == oid)
     };
     let answer = parent_covered || same();
-    memo.insert(dir.to_string(), answer);
+    memo.insert(dir.to_vec(), answer);
     answer
 }
 
@@ -233,7 +269,7 @@ pub fn commits(repo: &Repository, range: &Range<'_>) -> Result<Vec<Oid>> {
 /// a root commit). A merge adds only what none of its parents had — its conflict
 /// resolutions — since the merged commits are judged on their own.
 pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
-    let mut seen: HashSet<(Oid, String)> = HashSet::new();
+    let mut seen: HashSet<(Oid, Vec<u8>)> = HashSet::new();
     let mut out = Vec::new();
     let mut opts = DiffOptions::new();
     opts.include_typechange(true).ignore_submodules(true);
@@ -250,20 +286,25 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
             if !wanted(delta.status()) {
                 continue;
             }
-            let Some(path) = path_of(&new) else { continue };
+            let path = delta_path(&delta)?;
             // Once per blob *and path*: accepting a finding depends on its path, so
             // content allowed under `tests/` is judged again when copied to `data/`.
             if seen.contains(&(new.id(), path.clone())) {
                 continue;
             }
-            let mode = tree
-                .get_path(std::path::Path::new(&path))
-                .map_or(0, |e| u32::try_from(e.filemode()).unwrap_or(0));
+            let entry = tree.get_path(repo_path(&path)).map_err(|e| {
+                Error::Git(format!(
+                    "commit {id} changes `{}`, which its tree does not hold: {}",
+                    path_text(&path),
+                    e.message()
+                ))
+            })?;
+            let mode = u32::try_from(entry.filemode()).unwrap_or(0);
             let Some(is_link) = blob_kind(mode) else {
                 continue;
             };
             let in_other_parent = parents.iter().skip(1).any(|p| {
-                p.get_path(std::path::Path::new(&path))
+                p.get_path(repo_path(&path))
                     .is_ok_and(|e| e.id() == new.id())
             });
             if in_other_parent {
@@ -346,4 +387,42 @@ pub fn pre_receive_ranges(stdin: &str) -> Result<Vec<Range<'static>>> {
         });
     }
     Ok(out)
+}
+
+/// Annotated tags among `ids` (the new values of pushed refs), and the tags they point
+/// to in turn: their messages are judged like commit messages.
+pub fn tags_among(repo: &Repository, ids: &[Oid]) -> Vec<Oid> {
+    let mut out = Vec::new();
+    for &id in ids {
+        let mut next = Some(id);
+        while let Some(tag) = next.and_then(|i| repo.find_tag(i).ok()) {
+            if out.contains(&tag.id()) {
+                break;
+            }
+            out.push(tag.id());
+            next = Some(tag.target_id());
+        }
+    }
+    out
+}
+
+/// Every annotated tag in the repository.
+pub fn all_tags(repo: &Repository) -> Result<Vec<Oid>> {
+    let mut ids = Vec::new();
+    repo.tag_foreach(|id, _| {
+        ids.push(id);
+        true
+    })?;
+    Ok(tags_among(repo, &ids))
+}
+
+/// The object ids a push sends as new ref values: the second field of a pre-push line
+/// (`<local ref> <local sha> …`) and of a pre-receive line (`<old> <new> <ref>`) alike.
+pub fn pushed_ids(stdin: &str) -> Vec<Oid> {
+    stdin
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .filter(|h| !is_zero(h))
+        .filter_map(|h| Oid::from_str(h).ok())
+        .collect()
 }

@@ -39,7 +39,7 @@ impl IndexEntry {
 
 /// One cache-tree node: a folder (`""` for the root) and, when still valid, its tree id.
 pub struct CachedTree {
-    pub path: String,
+    pub path: Vec<u8>,
     pub oid: Option<Oid>,
 }
 
@@ -48,19 +48,20 @@ pub struct ParsedIndex {
     /// Stage-0 entries in index order (sorted by path bytes).
     pub entries: Vec<IndexEntry>,
     pub cache_tree: Vec<CachedTree>,
-    paths: String,
+    /// Every entry's path, as git stores it: bytes, not necessarily UTF-8.
+    paths: Vec<u8>,
 }
 
 impl ParsedIndex {
     /// The staged blob at `path` (entries are sorted by path bytes).
-    pub fn get(&self, path: &str) -> Option<Oid> {
+    pub fn get(&self, path: &[u8]) -> Option<Oid> {
         self.entries
-            .binary_search_by(|e| self.path(e).as_bytes().cmp(path.as_bytes()))
+            .binary_search_by(|e| self.path(e).cmp(path))
             .ok()
             .map(|i| self.entries[i].oid)
     }
 
-    pub fn path(&self, e: &IndexEntry) -> &str {
+    pub fn path(&self, e: &IndexEntry) -> &[u8] {
         let (start, end) = (e.path.0 as usize, e.path.1 as usize);
         self.paths.get(start..end).unwrap_or_default()
     }
@@ -125,7 +126,7 @@ pub fn parse(data: &[u8]) -> Option<ParsedIndex> {
     }
     let count = r.u32()? as usize;
     let mut entries = Vec::with_capacity(count.min(1 << 20));
-    let mut paths = String::with_capacity(body.len() / 2);
+    let mut paths: Vec<u8> = Vec::with_capacity(body.len() / 2);
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
         let start = r.pos;
@@ -160,10 +161,8 @@ pub fn parse(data: &[u8]) -> Option<ParsedIndex> {
             return None;
         }
         if stage == 0 && extended & EXT_INTENT_TO_ADD == 0 {
-            // A path that is not UTF-8 cannot be named in a report faithfully: libgit2.
-            let text = std::str::from_utf8(path).ok()?;
             let begin = u32::try_from(paths.len()).ok()?;
-            paths.push_str(text);
+            paths.extend_from_slice(path);
             let end = u32::try_from(paths.len()).ok()?;
             entries.push(IndexEntry {
                 path: (begin, end),
@@ -197,9 +196,9 @@ fn parse_tree_extension(ext: &[u8]) -> Option<Vec<CachedTree>> {
     let mut r = Reader { data: ext, pos: 0 };
     let mut out = Vec::new();
     // (path, subtrees still to come under it)
-    let mut stack: Vec<(String, usize)> = Vec::new();
+    let mut stack: Vec<(Vec<u8>, usize)> = Vec::new();
     while r.pos < ext.len() {
-        let name = String::from_utf8_lossy(r.until_nul()?).into_owned();
+        let name = r.until_nul()?.to_vec();
         let rest = &ext[r.pos..];
         let line_end = memchr::memchr(b'\n', rest)?;
         let line = std::str::from_utf8(&rest[..line_end]).ok()?;
@@ -221,10 +220,10 @@ fn parse_tree_extension(ext: &[u8]) -> Option<Vec<CachedTree>> {
                 if parent.is_empty() {
                     name
                 } else {
-                    format!("{parent}/{name}")
+                    [parent.as_slice(), b"/", &name].concat()
                 }
             }
-            None if out.is_empty() => String::new(),
+            None if out.is_empty() => Vec::new(),
             // A second root would overwrite the first one's id: not a cache tree.
             None => return None,
         };

@@ -6,6 +6,7 @@
 pub mod changes;
 pub mod hook;
 pub mod index;
+pub mod trust;
 
 use crate::error::Result;
 use crate::finding::Finding;
@@ -35,7 +36,7 @@ pub fn open(dir: Option<&Path>) -> Result<Repository> {
 
 /// `GIT_INDEX_FILE` as git means it: a relative value is relative to the worktree (git
 /// runs hooks there, but a wrapper may have changed folder).
-fn index_file_from_env(repo: &Repository) -> Option<std::path::PathBuf> {
+pub(crate) fn index_file_from_env(repo: &Repository) -> Option<std::path::PathBuf> {
     let value = std::path::PathBuf::from(std::env::var_os("GIT_INDEX_FILE")?);
     if value.is_absolute() {
         return Some(value);
@@ -55,7 +56,7 @@ impl Snapshot<'_> {
     fn blob(&self, path: &str) -> Option<Oid> {
         match self {
             Snapshot::Index(index) => index.get_path(Path::new(path), 0).map(|e| e.id),
-            Snapshot::Parsed(index) => index.get(path),
+            Snapshot::Parsed(index) => index.get(path.as_bytes()),
             Snapshot::Tree(tree) => tree
                 .get_path(Path::new(path))
                 .ok()
@@ -84,29 +85,67 @@ fn join_repo_path(dir: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1\n";
+const LFS_VERSION: &str = "version https://git-lfs.github.com/spec/v1";
 
-/// A real git LFS pointer, not a file that merely starts like one: small, and only
-/// `version`, `oid sha256:<64 hex>`, `size` and `ext-*` lines.
+/// A git LFS pointer exactly as the spec writes one, and nothing that merely starts
+/// like one: the `version` line, then `ext-<n>-<name> sha256:<hex>` lines, `oid
+/// sha256:<64 hex>` and `size <digits>`, keys in that (sorted) order, each once, every
+/// line ending in a newline, under 1 KiB. Anything else is content and is scanned.
 fn is_lfs_pointer(content: &[u8]) -> bool {
-    if content.len() > 1024 || !content.starts_with(LFS_POINTER) {
+    if content.len() >= 1024 || !content.ends_with(b"\n") {
         return false;
     }
     let Ok(text) = std::str::from_utf8(content) else {
         return false;
     };
-    let mut has_oid = false;
-    for line in text.lines().skip(1) {
-        if let Some(hex) = line.strip_prefix("oid sha256:") {
-            has_oid = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit());
-            if !has_oid {
-                return false;
+    let mut lines = text[..text.len() - 1].split('\n');
+    if lines.next() != Some(LFS_VERSION) {
+        return false;
+    }
+    let is_oid = |v: &str| {
+        v.strip_prefix("sha256:").is_some_and(|h| {
+            h.len() == 64
+                && h.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+    };
+    let (mut last_key, mut oid, mut size) = (String::new(), false, false);
+    for line in lines {
+        let Some((key, value)) = line.split_once(' ') else {
+            return false;
+        };
+        if key <= last_key.as_str() {
+            return false; // keys are sorted and appear once
+        }
+        let ok = match key {
+            "oid" => {
+                oid = is_oid(value);
+                oid
             }
-        } else if !(line.starts_with("size ") || line.starts_with("ext-") || line.is_empty()) {
+            "size" => {
+                size = !value.is_empty()
+                    && value.len() <= 20
+                    && value.bytes().all(|b| b.is_ascii_digit());
+                size
+            }
+            _ => {
+                key.strip_prefix("ext-").is_some_and(|rest| {
+                    rest.split_once('-').is_some_and(|(n, name)| {
+                        !n.is_empty()
+                            && n.bytes().all(|b| b.is_ascii_digit())
+                            && !name.is_empty()
+                            && name.bytes().all(|b| b.is_ascii_alphanumeric())
+                    })
+                }) && !oid
+                    && is_oid(value)
+            }
+        };
+        if !ok {
             return false;
         }
+        last_key = key.to_string();
     }
-    has_oid
+    oid && size
 }
 
 pub struct GitScan<'a> {
@@ -127,7 +166,9 @@ impl GitScan<'_> {
         }
         let index = self.repo.index()?;
         let blobs = changes::staged(self.repo, &index)?;
-        let blobs = self.with_manifests(blobs, |p| index.get_path(Path::new(p), 0).map(|e| e.id));
+        let blobs = self.with_manifests(blobs, |p| {
+            index.get_path(changes::repo_path(p), 0).map(|e| e.id)
+        });
         let mut index = Some(index);
         self.run(blobs, move |_| match index.take() {
             Some(index) => Ok(Snapshot::Index(index)),
@@ -164,25 +205,25 @@ impl GitScan<'_> {
     fn with_manifests(
         &self,
         mut blobs: Vec<BlobRef>,
-        lookup: impl Fn(&str) -> Option<Oid>,
+        lookup: impl Fn(&[u8]) -> Option<Oid>,
     ) -> Vec<BlobRef> {
         let mut extra = Vec::new();
-        let mut have: std::collections::HashSet<String> =
+        let mut have: std::collections::HashSet<Vec<u8>> =
             blobs.iter().map(|b| b.path.clone()).collect();
-        let mut looked: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut looked: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
         for b in &blobs {
-            let mut dir = b.path.as_str();
+            let mut dir = b.path.as_slice();
             loop {
-                dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+                dir = changes::split_dir(dir).0;
                 // Folders are shared by many staged files: look each one up once.
-                if !looked.insert(dir.to_string()) {
+                if !looked.insert(dir.to_vec()) {
                     break;
                 }
                 for name in self.scanner.literal_manifest_names() {
                     let path = if dir.is_empty() {
-                        name.to_string()
+                        name.as_bytes().to_vec()
                     } else {
-                        format!("{dir}/{name}")
+                        [dir, b"/", name.as_bytes()].concat()
                     };
                     if !have.contains(&path)
                         && let Some(oid) = lookup(&path)
@@ -206,12 +247,48 @@ impl GitScan<'_> {
     }
 
     /// What the commits add, each blob once; claims are checked in the adding commit.
-    pub fn commits(&self, commits: &[Oid]) -> Result<Report> {
+    /// The commits' messages and the annotated tags' messages are judged too: they
+    /// reach the server as surely as any file.
+    pub fn commits(&self, commits: &[Oid], tags: &[Oid]) -> Result<Report> {
         let blobs = changes::added_by(self.repo, commits)?;
-        self.run(blobs, |commit| {
+        let mut report = self.run(blobs, |commit| {
             let id = commit.unwrap_or(Oid::ZERO_SHA1);
             Ok(Snapshot::Tree(self.repo.find_commit(id)?.tree()?))
-        })
+        })?;
+        for &id in commits {
+            let commit = self.repo.find_commit(id)?;
+            self.judge_message(
+                &mut report,
+                &format!("commit {id}"),
+                commit.message_raw_bytes(),
+                id,
+            );
+        }
+        for &id in tags {
+            let tag = self.repo.find_tag(id)?;
+            let text = [
+                tag.name_bytes(),
+                b"\n",
+                tag.message_bytes().unwrap_or_default(),
+            ]
+            .concat();
+            self.judge_message(&mut report, &format!("tag {id}"), &text, id);
+        }
+        report.refresh();
+        Ok(report)
+    }
+
+    /// Scans a commit or tag message as text; it is listed as a file named after it.
+    fn judge_message(&self, report: &mut Report, what: &str, text: &[u8], id: Oid) {
+        let outcome =
+            self.scanner
+                .scan_blob_as(&format!("({what} message)"), "message.txt", text.to_vec());
+        let mut findings = outcome.findings;
+        for f in &mut findings {
+            f.commit = Some(id.to_string());
+        }
+        report.files.push(outcome.record);
+        report.findings.extend(findings);
     }
 
     fn run<'r>(
@@ -227,9 +304,10 @@ impl GitScan<'_> {
         for b in blobs {
             let blob = self.repo.find_blob(b.oid)?;
             let content = blob.content();
+            let shown = b.shown();
             if is_lfs_pointer(content) {
                 files.push(FileRecord {
-                    path: b.path.clone(),
+                    path: shown,
                     sha256: Some(crate::hex::encode(&Sha256::digest(content))),
                     bytes: content.len() as u64,
                     status: FileStatus::Skipped,
@@ -240,9 +318,9 @@ impl GitScan<'_> {
             }
             let outcome = if b.is_link {
                 self.scanner
-                    .scan_blob_as(&b.path, "symlink", content.to_vec())
+                    .scan_blob_as(&shown, "symlink", content.to_vec())
             } else {
-                self.scanner.scan_blob(&b.path, content.to_vec())
+                self.scanner.scan_blob(&shown, content.to_vec())
             };
             let commit = b.commit.map(|c| c.to_string());
             let mut found = outcome.findings;
@@ -258,13 +336,9 @@ impl GitScan<'_> {
             for f in &mut found {
                 f.commit.clone_from(&commit);
             }
-            let mut record = outcome.record;
-            // Content the gate could not judge (too large, a gzip bomb, corrupt gzip)
-            // must not pass as clean: it makes the run incomplete, which blocks.
-            if record.status == FileStatus::Skipped && record.reason.as_deref() != Some("binary") {
-                record.error = true;
-            }
-            files.push(record);
+            // Content the gate could not judge already fails the run by the scanner's
+            // `scan.allow_unjudged` policy, the same at every door.
+            files.push(outcome.record);
             findings.extend(found);
         }
         Ok(Report::new(
@@ -327,5 +401,38 @@ mod tests {
         assert_eq!(join_repo_path("", "./a/b").as_deref(), Some("a/b"));
         assert_eq!(join_repo_path("data", "../../etc/passwd"), None);
         assert_eq!(join_repo_path("data", "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn only_a_pointer_to_the_letter_is_one() {
+        let oid = "a".repeat(64);
+        let good =
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 12345\n");
+        assert!(super::is_lfs_pointer(good.as_bytes()));
+        let ext = format!(
+            "version https://git-lfs.github.com/spec/v1\next-0-foo sha256:{oid}\noid sha256:{oid}\nsize 1\n"
+        );
+        assert!(super::is_lfs_pointer(ext.as_bytes()));
+        for bad in [
+            format!(
+                "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1 AKIAIOSFODNN7EXAMPLE\n"
+            ),
+            format!(
+                "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1\next-0-x sha256:{oid}\n"
+            ),
+            format!(
+                "version https://git-lfs.github.com/spec/v1\next-0-x a.b@gmail.com\noid sha256:{oid}\nsize 1\n"
+            ),
+            format!(
+                "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1\nsize 2\n"
+            ),
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1"),
+            format!(
+                "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1\n\nAKIA\n"
+            ),
+            "version https://git-lfs.github.com/spec/v1\nsize 1\n".to_string(),
+        ] {
+            assert!(!super::is_lfs_pointer(bad.as_bytes()), "{bad}");
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! they receive finished, masked findings and never detect anything.
 
 pub mod fingerprint;
+pub mod guard;
 pub mod human;
 pub mod json;
 pub mod redact;
@@ -158,6 +159,20 @@ impl Report {
             removed: Vec::new(),
             quarantined: Vec::new(),
         }
+    }
+
+    /// Sorts and counts again after files and findings were added.
+    pub fn refresh(&mut self) {
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.findings
+            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        self.summary.files_skipped = self
+            .files
+            .iter()
+            .filter(|f| f.status == FileStatus::Skipped)
+            .count();
+        self.summary.files_scanned = self.files.len() - self.summary.files_skipped;
+        self.recount();
     }
 
     /// Recomputes the finding counts after findings moved (suppression).

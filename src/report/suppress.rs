@@ -61,20 +61,24 @@ impl Baseline {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(path, e)),
         };
-        let b: Baseline = serde_json::from_str(&text).map_err(|e| {
+        Baseline::parse(&text, &path.display().to_string()).map(Some)
+    }
+
+    /// A baseline's text, read from wherever the caller trusts (`origin` names it).
+    pub fn parse(text: &str, origin: &str) -> Result<Baseline> {
+        let b: Baseline = serde_json::from_str(text).map_err(|e| {
             Error::Usage(format!(
-                "{}: not a privacy-audit baseline: {e}",
-                path.display()
+                "{origin}: not a privacy-audit baseline: line {}, column {}",
+                e.line(),
+                e.column()
             ))
         })?;
         if b.schema != BASELINE_SCHEMA {
             return Err(Error::Usage(format!(
-                "{}: baseline schema `{}` is not `{BASELINE_SCHEMA}`",
-                path.display(),
-                b.schema
+                "{origin}: baseline schema is not `{BASELINE_SCHEMA}`"
             )));
         }
-        Ok(Some(b))
+        Ok(b)
     }
 }
 

@@ -98,6 +98,9 @@ pub struct RuleSet {
     /// sound only while every window stays within its segment, which this says.
     pub key_gaps: bool,
     pub sha256: String,
+    /// Built-in rules replaced by an operator's rule file: `(id, file)`, told on every
+    /// run so a weakened rule is never silent.
+    pub replaced: Vec<(String, String)>,
     /// Search state handed from file to file, so regex caches warm up once per thread
     /// rather than once per file; taken and returned once per file, never per match.
     scratch: Mutex<Vec<Scratch>>,
@@ -107,6 +110,12 @@ impl RuleSet {
     /// Built-in rules, the configured rule folders, the org domains and denylist files.
     pub fn load(config: &Config) -> Result<RuleSet> {
         let specs = super::collect_specs(config)?;
+        let builtin = super::builtin_ids()?;
+        let replaced: Vec<(String, String)> = specs
+            .iter()
+            .filter(|s| builtin.contains(&s.spec.id) && !s.origin.starts_with("built-in "))
+            .map(|s| (s.spec.id.clone(), s.origin.clone()))
+            .collect();
         let denylist_paths: Vec<_> = config
             .privacy
             .denylist_files
@@ -116,7 +125,12 @@ impl RuleSet {
         let denylist = Denylist::load(&denylist_paths)?;
         let domains =
             DomainPolicy::new(&config.privacy.allowed_domains, &config.privacy.org_domains);
-        RuleSet::compile(specs, domains, denylist)
+        for (id, file) in &replaced {
+            tracing::warn!(rule = %id, file = %file, "a built-in rule is replaced by an operator's rule");
+        }
+        let mut set = RuleSet::compile(specs, domains, denylist)?;
+        set.replaced = replaced;
+        Ok(set)
     }
 
     pub fn compile(
@@ -213,6 +227,7 @@ impl RuleSet {
             prefilter,
             keyword_owners,
             field_rules,
+            replaced: Vec::new(),
             sha256: crate::hex::encode(&hasher.finalize()),
             scratch: Mutex::new(Vec::new()),
         })

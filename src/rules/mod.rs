@@ -26,7 +26,8 @@ pub struct Sourced {
 }
 
 pub fn parse_rule_file(origin: &str, text: &str) -> Result<Vec<Sourced>> {
-    let file: RuleFile = toml::from_str(text).map_err(|e| Error::rules(origin, e.to_string()))?;
+    let file: RuleFile = toml::from_str(text)
+        .map_err(|e| Error::rules(origin, crate::config::toml_error(text, &e)))?;
     Ok(file
         .rules
         .into_iter()
@@ -37,8 +38,44 @@ pub fn parse_rule_file(origin: &str, text: &str) -> Result<Vec<Sourced>> {
         .collect())
 }
 
-/// Built-in rules, then the configured folders (a same-id rule replaces the built-in
-/// one), minus `rules.disable`.
+/// The ids of the built-in rules.
+pub fn builtin_ids() -> Result<std::collections::HashSet<String>> {
+    let mut ids = std::collections::HashSet::new();
+    for (name, text) in builtin::BUILTIN_RULES {
+        ids.extend(parse_rule_file(name, text)?.into_iter().map(|s| s.spec.id));
+    }
+    Ok(ids)
+}
+
+/// The operator's rule files, `(origin, text)`: from a snapshot the caller took (the
+/// git doors read them from the committed tree) or from `rules.dirs` on disk.
+pub fn operator_rule_files(config: &Config) -> Result<Vec<(String, String)>> {
+    if let Some(files) = &config.rule_snapshot {
+        return Ok(files.clone());
+    }
+    let mut out = Vec::new();
+    for dir in &config.rules.dirs {
+        let dir = config.resolve(dir);
+        if !dir.is_dir() {
+            tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
+            continue;
+        }
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map_err(|e| Error::io(&dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+            out.push((file.display().to_string(), text));
+        }
+    }
+    Ok(out)
+}
+
+/// Built-in rules, then the operator's rule files (a same-id rule replaces the
+/// built-in one), minus `rules.disable`.
 pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
     let mut specs: Vec<Sourced> = Vec::new();
     for (name, text) in builtin::BUILTIN_RULES {
@@ -52,43 +89,25 @@ pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
         .map(|(i, s)| (s.spec.id.clone(), i))
         .collect();
     let mut replaced_from: HashMap<String, String> = HashMap::new();
-    for dir in &config.rules.dirs {
-        let dir = config.resolve(dir);
-        if !dir.is_dir() {
-            // The default `rules` folder is optional; another one a config names is expected.
-            if config.from_file && config.rules.dirs != crate::config::RulesConfig::default().dirs {
-                tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
-            }
-            continue;
-        }
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .map_err(|e| Error::io(&dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        files.sort();
-        for file in files {
-            let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
-            let origin = file.display().to_string();
-            for sourced in parse_rule_file(&origin, &text)? {
-                let id = sourced.spec.id.clone();
-                match index.get(&id) {
-                    Some(&i) if i < builtin_count && !replaced_from.contains_key(&id) => {
-                        replaced_from.insert(id, origin.clone());
-                        specs[i] = sourced;
-                    }
-                    Some(_) => {
-                        let first = replaced_from.get(&id).cloned().unwrap_or_default();
-                        return Err(Error::rules(
-                            &origin,
-                            format!("rule id `{id}` is defined twice (also in {first})"),
-                        ));
-                    }
-                    None => {
-                        index.insert(id.clone(), specs.len());
-                        replaced_from.insert(id, origin.clone());
-                        specs.push(sourced);
-                    }
+    for (origin, text) in operator_rule_files(config)? {
+        for sourced in parse_rule_file(&origin, &text)? {
+            let id = sourced.spec.id.clone();
+            match index.get(&id) {
+                Some(&i) if i < builtin_count && !replaced_from.contains_key(&id) => {
+                    replaced_from.insert(id, origin.clone());
+                    specs[i] = sourced;
+                }
+                Some(_) => {
+                    let first = replaced_from.get(&id).cloned().unwrap_or_default();
+                    return Err(Error::rules(
+                        &origin,
+                        format!("rule id `{id}` is defined twice (also in {first})"),
+                    ));
+                }
+                None => {
+                    index.insert(id.clone(), specs.len());
+                    replaced_from.insert(id, origin.clone());
+                    specs.push(sourced);
                 }
             }
         }

@@ -1,40 +1,69 @@
 //! What a report shows of a match: the excerpt around it with every match masked, and
-//! JSON Pointers with any key that is itself a leak masked.
+//! JSON Pointers with any key that is itself a leak masked. Both pass the last guard
+//! ([`guard`]), which masks token-like and disguised runs no rule matched.
+//!
+//! Work is linear in the matches: a layer's matches are sorted once ([`Sorted`]), an
+//! excerpt finds its neighbours by binary search, and a pointer looks its keys up in a
+//! map built once per layer.
 
 use super::file::EXCERPT_CONTEXT;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::formats::Unit;
+use crate::report::guard::guard;
 use crate::report::redact::mask;
 use crate::rules::RuleSet;
+use std::collections::HashMap;
 
-/// The text around `m` on its line, with every match on it masked.
-pub(super) fn excerpt(unit: &Unit, m: &RawMatch, all: &[RawMatch], rules: &RuleSet) -> String {
-    let seg = &unit.segments[m.seg];
+/// How far an excerpt's edge moves out to the end of a token cut by the context
+/// window, so the guard judges the whole token, not the part that fits.
+const TOKEN_REACH: usize = 256;
+
+/// One layer's matches in (segment, start) order, and the masked spelling of every
+/// object key holding a match.
+pub(super) struct Sorted {
+    pub all: Vec<RawMatch>,
+    longest: usize,
+    keys: HashMap<String, String>,
+}
+
+impl Sorted {
+    pub(super) fn new(mut all: Vec<RawMatch>, unit: &Unit, rules: &RuleSet) -> Sorted {
+        all.sort_unstable_by_key(|m| (m.seg, m.start, m.end));
+        let longest = all.iter().map(|m| m.end - m.start).max().unwrap_or(0);
+        let mut keys: HashMap<String, String> = HashMap::new();
+        let mut i = 0;
+        while i < all.len() {
+            let seg = all[i].seg;
+            let j = i + all[i..].iter().take_while(|m| m.seg == seg).count();
+            let s = &unit.segments[seg];
+            if s.is_key {
+                let raw = String::from_utf8_lossy(&unit.text[s.start..s.end]).into_owned();
+                let masked = masked_span(unit, s.start, s.end, &all[i..j], rules);
+                keys.insert(raw, masked);
+            }
+            i = j;
+        }
+        Sorted { all, longest, keys }
+    }
+
+    /// The matches of segment `seg` that may overlap `from..to`.
+    fn near(&self, seg: usize, from: usize, to: usize) -> &[RawMatch] {
+        let lo = self
+            .all
+            .partition_point(|o| (o.seg, o.start) < (seg, from.saturating_sub(self.longest)));
+        let hi = self.all.partition_point(|o| (o.seg, o.start) < (seg, to));
+        &self.all[lo..hi.max(lo)]
+    }
+}
+
+/// `text[from..to]` of `unit` with `spans` (sorted, inside or overlapping) masked and
+/// the rest guarded.
+fn masked_span(unit: &Unit, from: usize, to: usize, spans: &[RawMatch], rules: &RuleSet) -> String {
     let text = &unit.text;
-    let line_start =
-        memchr::memrchr(b'\n', &text[seg.start..m.start]).map_or(seg.start, |i| seg.start + i + 1);
-    let line_end = memchr::memchr(b'\n', &text[m.end..seg.end]).map_or(seg.end, |i| m.end + i);
-    let mut from = floor_char(
-        text,
-        m.start.saturating_sub(EXCERPT_CONTEXT).max(line_start),
-    );
-    let mut to = ceil_char(text, (m.end + EXCERPT_CONTEXT).min(line_end));
-    let mut spans: Vec<&RawMatch> = all
-        .iter()
-        .filter(|o| o.seg == m.seg && o.start < to && o.end > from)
-        .collect();
-    spans.sort_by_key(|o| o.start);
-    for o in &spans {
-        from = from.min(o.start);
-        to = to.max(o.end);
-    }
     let mut out = String::new();
-    if from > line_start {
-        out.push('…');
-    }
     let mut pos = from;
     for o in spans {
-        if o.start < pos {
+        if o.start < pos || o.end > to {
             continue;
         }
         push_clean(&mut out, &text[pos..o.start]);
@@ -43,16 +72,60 @@ pub(super) fn excerpt(unit: &Unit, m: &RawMatch, all: &[RawMatch], rules: &RuleS
         pos = o.end;
     }
     push_clean(&mut out, &text[pos.min(to)..to]);
+    out
+}
+
+fn is_token_byte(b: u8) -> bool {
+    !(b.is_ascii_whitespace() || b"\"'`,;=|()[]{}<>".contains(&b))
+}
+
+/// The text around `m` on its line, with every match on it masked.
+pub(super) fn excerpt(unit: &Unit, m: &RawMatch, sorted: &Sorted, rules: &RuleSet) -> String {
+    let seg = &unit.segments[m.seg];
+    let text = &unit.text;
+    let line_start =
+        memchr::memrchr(b'\n', &text[seg.start..m.start]).map_or(seg.start, |i| seg.start + i + 1);
+    let line_end = memchr::memchr(b'\n', &text[m.end..seg.end]).map_or(seg.end, |i| m.end + i);
+    let mut from = m.start.saturating_sub(EXCERPT_CONTEXT).max(line_start);
+    let mut to = (m.end + EXCERPT_CONTEXT).min(line_end);
+    // A token cut by the window is taken whole, so the guard sees all of it.
+    let reach_from = from.saturating_sub(TOKEN_REACH).max(line_start);
+    while from > reach_from && is_token_byte(text[from - 1]) && is_token_byte(text[from]) {
+        from -= 1;
+    }
+    let reach_to = (to + TOKEN_REACH).min(line_end);
+    while to < reach_to && is_token_byte(text[to - 1]) && is_token_byte(text[to]) {
+        to += 1;
+    }
+    let (mut from, mut to) = (floor_char(text, from), ceil_char(text, to));
+    let spans: Vec<RawMatch> = sorted
+        .near(m.seg, from, to)
+        .iter()
+        .filter(|o| o.start < to && o.end > from)
+        .cloned()
+        .collect();
+    for o in &spans {
+        from = from.min(o.start);
+        to = to.max(o.end);
+    }
+    let mut out = String::new();
+    if from > line_start {
+        out.push('…');
+    }
+    out.push_str(&masked_span(unit, from, to, &spans, rules));
     if to < line_end {
         out.push('…');
     }
     out.trim().to_string()
 }
 
+/// Context is guarded; control characters become blanks.
 fn push_clean(out: &mut String, bytes: &[u8]) {
-    for c in String::from_utf8_lossy(bytes).chars() {
-        out.push(if c.is_control() { ' ' } else { c });
-    }
+    let clean: String = String::from_utf8_lossy(bytes)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    out.push_str(&guard(&clean));
 }
 
 fn floor_char(text: &[u8], mut i: usize) -> usize {
@@ -69,48 +142,42 @@ fn ceil_char(text: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Keys are data too: a key that is an e-mail or a token must not reach a report
-/// through the pointer of a format or provenance finding. Each key is run through
-/// detection on its own and what matches is masked, as in every excerpt.
-pub(super) fn redact_pointer(rules: &RuleSet, scratch: &mut Scratch, pointer: String) -> String {
+/// Splits an RFC 6901 pointer into its keys, maps each through `shown` and spells
+/// the pointer again.
+fn map_tokens(pointer: &str, mut shown: impl FnMut(String) -> String) -> String {
     if pointer.is_empty() {
-        return pointer;
+        return String::new();
     }
     let mut out = String::with_capacity(pointer.len());
     for token in pointer.split('/').skip(1) {
         let key = token.replace("~1", "/").replace("~0", "~");
-        let mut unit = Unit::default();
-        unit.push_plain(key.as_bytes(), 0, None);
-        let mut found = Vec::new();
-        detect::detect(rules, &unit, scratch, &mut found);
-        let mut shown = key.clone();
-        for m in &found {
-            let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
-            shown = shown.replace(value.as_ref(), &mask(&value, rules.rules[m.rule].category));
-        }
         out.push('/');
-        out.push_str(&shown.replace('~', "~0").replace('/', "~1"));
+        out.push_str(&shown(key).replace('~', "~0").replace('/', "~1"));
     }
     out
 }
 
-/// A value used as an object key would otherwise appear in full in the pointer.
-pub(super) fn mask_in_pointer(
-    mut pointer: String,
-    unit: &Unit,
-    all: &[RawMatch],
-    rules: &RuleSet,
-) -> String {
-    for o in all {
-        let value = String::from_utf8_lossy(&unit.text[o.start..o.end]);
-        if value.len() < 3 {
-            continue;
-        }
-        let masked = mask(&value, rules.rules[o.rule].category);
-        let escaped = value.replace('~', "~0").replace('/', "~1");
-        pointer = pointer
-            .replace(value.as_ref(), &masked)
-            .replace(&escaped, &masked);
-    }
-    pointer
+/// Keys are data too: a key that is an e-mail or a token must not reach a report
+/// through the pointer of a format or provenance finding. Each key is run through
+/// detection on its own and what matches is masked, as in every excerpt.
+pub(super) fn redact_pointer(rules: &RuleSet, scratch: &mut Scratch, pointer: String) -> String {
+    map_tokens(&pointer, |key| {
+        let mut unit = Unit::default();
+        unit.push_plain(key.as_bytes(), 0, None);
+        let mut found = Vec::new();
+        detect::detect(rules, &unit, scratch, &mut found);
+        found.sort_unstable_by_key(|m| (m.start, m.end));
+        let end = unit.segments.first().map_or(0, |s| s.end);
+        let start = unit.segments.first().map_or(0, |s| s.start);
+        masked_span(&unit, start, end, &found, rules)
+    })
+}
+
+/// A value used as an object key would otherwise appear in full in the pointer; keys
+/// no rule matched still pass the guard.
+pub(super) fn mask_in_pointer(pointer: &str, sorted: &Sorted) -> String {
+    map_tokens(pointer, |key| match sorted.keys.get(&key) {
+        Some(masked) => masked.clone(),
+        None => guard(&key),
+    })
 }

@@ -6,6 +6,7 @@
 mod record;
 
 use super::audit::FileAudit;
+use super::excerpt::Sorted;
 use super::keys::{self, KeyProbe};
 use super::layers;
 use crate::detect::{self, RawMatch, Scratch};
@@ -138,6 +139,14 @@ impl<'a> FileScanner<'a> {
                 Format::Text => self.scan_text(text, 0, text.len()),
             }
         }
+        self.settle(text);
+        self.finish()
+    }
+
+    /// Scans `text` as plain text whatever its name says (the printable view of a
+    /// binary file).
+    pub fn run_text(mut self, text: &[u8]) -> (Vec<Finding>, Vec<Claim>) {
+        self.scan_text(text, 0, text.len());
         self.settle(text);
         self.finish()
     }
@@ -341,11 +350,11 @@ impl<'a> FileScanner<'a> {
         layers::walk(unit, &mut budget, &mut |layer| {
             self.matches.clear();
             detect::detect(self.rules, layer, &mut self.scratch, &mut self.matches);
-            let matches = std::mem::take(&mut self.matches);
-            for m in &matches {
-                self.record(text, layer, m, &matches);
+            let sorted = Sorted::new(std::mem::take(&mut self.matches), layer, self.rules);
+            for m in &sorted.all {
+                self.record(text, layer, m, &sorted);
             }
-            self.matches = matches;
+            self.matches = sorted.all;
         });
         self.budget = budget;
     }

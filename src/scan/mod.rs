@@ -17,6 +17,7 @@ mod keys;
 mod layers;
 mod one;
 pub mod read;
+pub mod sniff;
 mod stream;
 pub mod walk;
 
@@ -29,7 +30,6 @@ use crate::report::fingerprint::FingerprintKey;
 use crate::report::{FileRecord, Report};
 use crate::rules::RuleSet;
 use audit::AuditConfig;
-use one::skipped;
 use read::Skipped;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -162,7 +162,7 @@ impl Scanner {
                         bytes: 0,
                         stamp: None,
                     };
-                    Visited::Read(skipped(rel, skip), None)
+                    Visited::Read(self.skipped(rel, skip), None)
                 }
             };
             if let (Some(p), Visited::Read(outcome, _)) = (progress, &visited) {

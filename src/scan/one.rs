@@ -3,7 +3,10 @@
 
 use super::audit::FileAudit;
 use super::read::{self, SkipReason, Skipped};
+use super::sniff::{self, Sniff};
 use super::{FileOutcome, Mode, Scanner, file, stream};
+use crate::finding::Finding;
+use crate::provenance::Claim;
 use crate::report::{FileRecord, FileStatus};
 use std::path::Path;
 
@@ -37,23 +40,35 @@ impl Scanner {
                 let scanner = file::FileScanner::new(&self.rules, &self.key, &rel)
                     .with_audit(Some(audit), self.mode == Mode::Full);
                 let (raw, pieces) = bufs.raw_and_pieces();
-                let (findings, claims, stopped) = match data.gzip {
-                    false => {
-                        let (findings, claims) = scanner.run(&name, raw);
-                        (findings, claims, None)
-                    }
+                let judged = match data.gzip {
+                    false => Ok(self.judge_bytes(scanner, &name, raw, 0)),
                     true => match stream::scan_gzip(scanner, &name, raw, limit, pieces) {
-                        Ok(s) => (s.findings, s.claims, s.stopped),
-                        Err(reason) => {
-                            let skip = Skipped {
-                                reason,
-                                sha256: Some(data.sha256),
-                                bytes: data.bytes,
-                                stamp: Some(data.stamp),
-                            };
-                            return skipped(rel, skip);
+                        Ok(s) => Ok((s.findings, s.claims, s.stopped)),
+                        // Not text once inflated: inflated whole, then judged as bytes.
+                        Err(SkipReason::Binary) => {
+                            read::decode_bytes(raw.to_vec(), limit).map(|text| {
+                                let scanner = file::FileScanner::new(&self.rules, &self.key, &rel)
+                                    .with_audit(
+                                        Some(FileAudit::new(&self.audit, &rel, None)),
+                                        self.mode == Mode::Full,
+                                    );
+                                self.judge_bytes(scanner, &name, &text, 1)
+                            })
                         }
+                        Err(reason) => Err(reason),
                     },
+                };
+                let (findings, claims, stopped) = match judged {
+                    Ok(j) => j,
+                    Err(reason) => {
+                        let skip = Skipped {
+                            reason,
+                            sha256: Some(data.sha256),
+                            bytes: data.bytes,
+                            stamp: Some(data.stamp),
+                        };
+                        return self.skipped(rel, skip);
+                    }
                 };
                 FileOutcome {
                     record: FileRecord {
@@ -64,8 +79,11 @@ impl Scanner {
                             None => FileStatus::Scanned,
                             Some(_) => FileStatus::Skipped,
                         },
-                        error: stopped.as_ref().is_some_and(SkipReason::is_error),
-                        reason: stopped.map(|r| format!("{r} (what came before it was scanned)")),
+                        error: stopped.as_ref().is_some_and(|r| self.fails(r)),
+                        reason: stopped.map(|r| match r {
+                            SkipReason::Binary => BINARY_NOTE.to_string(),
+                            r => format!("{r} (what came before it was scanned)"),
+                        }),
                     },
                     findings,
                     claims,
@@ -75,7 +93,7 @@ impl Scanner {
                 if let (Some(stamp), Some(sha256)) = (skip.stamp, &skip.sha256) {
                     self.cache.record(path, stamp, sha256);
                 }
-                skipped(rel, skip)
+                self.skipped(rel, skip)
             }
         }
     }
@@ -101,7 +119,7 @@ impl Scanner {
                 bytes,
                 stamp: None,
             };
-            skipped(rel.to_string(), skip)
+            self.skipped(rel.to_string(), skip)
         };
         if bytes > self.config.scan.max_file_bytes {
             let reason = SkipReason::TooLarge {
@@ -111,19 +129,22 @@ impl Scanner {
             return skip(reason, sha256);
         }
         match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
-            Ok((text, _gzip)) => {
+            Ok(text) => {
                 let audit = FileAudit::new(&self.audit, rel, None);
-                let (findings, claims) = file::FileScanner::new(&self.rules, &self.key, rel)
-                    .with_audit(Some(audit), self.mode == Mode::Full)
-                    .run(name, &text);
+                let scanner = file::FileScanner::new(&self.rules, &self.key, rel)
+                    .with_audit(Some(audit), self.mode == Mode::Full);
+                let (findings, claims, note) = self.judge_bytes(scanner, name, &text, 0);
                 FileOutcome {
                     record: FileRecord {
                         path: rel.to_string(),
                         sha256: Some(sha256),
                         bytes,
-                        status: FileStatus::Scanned,
-                        reason: None,
-                        error: false,
+                        status: match note {
+                            None => FileStatus::Scanned,
+                            Some(_) => FileStatus::Skipped,
+                        },
+                        error: note.as_ref().is_some_and(|r| self.fails(r)),
+                        reason: note.map(|_| BINARY_NOTE.to_string()),
                     },
                     findings,
                     claims,
@@ -132,7 +153,70 @@ impl Scanner {
             Err(reason) => skip(reason, sha256),
         }
     }
+
+    /// Judges a file's (inflated) bytes: text as it is, UTF-16/32 transcoded, a gzip
+    /// inside a gzip inflated, anything else binary with its printable runs scanned.
+    /// Binary content comes back with [`SkipReason::Binary`]: only partly judged.
+    fn judge_bytes(
+        &self,
+        scanner: file::FileScanner<'_>,
+        name: &str,
+        text: &[u8],
+        depth: u8,
+    ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
+        match sniff::sniff(text) {
+            Sniff::Text => {
+                let (f, c) = scanner.run(name, text);
+                (f, c, None)
+            }
+            Sniff::Wide(wide, mark) => {
+                let (f, c) = scanner.run(name, &sniff::transcode(text, wide, mark));
+                (f, c, None)
+            }
+            Sniff::Binary => {
+                if depth < 2
+                    && read::is_gzip(text)
+                    && let Ok(inner) =
+                        read::decode_bytes(text.to_vec(), self.config.scan.max_file_bytes)
+                {
+                    return self.judge_bytes(scanner, name, &inner, depth + 1);
+                }
+                let (f, c) = scanner.run_text(&sniff::printable_view(text));
+                (f, c, Some(SkipReason::Binary))
+            }
+        }
+    }
+
+    /// Whether a skip of this kind fails the run: errors always, anything else unless
+    /// `scan.allow_unjudged` lets that kind pass.
+    pub(super) fn fails(&self, reason: &SkipReason) -> bool {
+        reason.is_error()
+            || !self
+                .config
+                .scan
+                .allow_unjudged
+                .iter()
+                .any(|k| k == reason.kind())
+    }
+
+    pub(super) fn skipped(&self, rel: String, skip: Skipped) -> FileOutcome {
+        FileOutcome {
+            record: FileRecord {
+                path: rel,
+                sha256: skip.sha256,
+                bytes: skip.bytes,
+                status: FileStatus::Skipped,
+                error: self.fails(&skip.reason),
+                reason: Some(skip.reason.to_string()),
+            },
+            findings: Vec::new(),
+            claims: Vec::new(),
+        }
+    }
 }
+
+/// How a binary file is listed: skipped (its structure was not read), but not unseen.
+const BINARY_NOTE: &str = "binary (its printable text was scanned)";
 
 /// The `transcript.json` beside an evidence pack, which `turn_index` and `http_audit`
 /// are checked against.
@@ -144,19 +228,4 @@ fn sibling_transcript(path: &Path, name: &str) -> Option<crate::schema::Transcri
     let data = read::read_file(&sibling, 64 << 20).ok()?;
     let value = crate::formats::tree::Node::parse(&data.text).ok()?;
     crate::schema::Transcript::of(&value)
-}
-
-pub(super) fn skipped(rel: String, skip: Skipped) -> FileOutcome {
-    FileOutcome {
-        record: FileRecord {
-            path: rel,
-            sha256: skip.sha256,
-            bytes: skip.bytes,
-            status: FileStatus::Skipped,
-            error: skip.reason.is_error(),
-            reason: Some(skip.reason.to_string()),
-        },
-        findings: Vec::new(),
-        claims: Vec::new(),
-    }
 }

@@ -29,6 +29,30 @@ impl SkipReason {
     pub fn is_error(&self) -> bool {
         matches!(self, SkipReason::CorruptGzip(_) | SkipReason::Unreadable(_))
     }
+
+    /// The name `scan.allow_unjudged` lists this kind of skip by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge { .. } => "too_large",
+            SkipReason::Bomb { .. } => "bomb",
+            SkipReason::CorruptGzip(_) => "corrupt",
+            SkipReason::Unreadable(_) => "unreadable",
+            SkipReason::NotRegular(_) => "not_regular",
+            SkipReason::Symlink => "symlink",
+        }
+    }
+
+    /// Every kind, for checking the config.
+    pub const KINDS: [&'static str; 7] = [
+        "binary",
+        "too_large",
+        "bomb",
+        "corrupt",
+        "unreadable",
+        "not_regular",
+        "symlink",
+    ];
 }
 
 impl std::fmt::Display for SkipReason {
@@ -130,11 +154,11 @@ pub fn read_file_into(
     bufs: &mut ReadBuffers,
 ) -> Result<FileMeta, Skipped> {
     let meta = read_raw_into(path, max_bytes, bufs)?;
-    if !meta.gzip {
-        return Ok(meta);
-    }
-    let checked = gunzip_into(&bufs.raw, max_bytes, &mut bufs.inflated)
-        .and_then(|()| text_only(&bufs.inflated));
+    let checked = match meta.gzip {
+        false => text_only(&bufs.raw),
+        true => gunzip_into(&bufs.raw, max_bytes, &mut bufs.inflated)
+            .and_then(|()| text_only(&bufs.inflated)),
+    };
     match checked {
         Ok(()) => Ok(meta),
         Err(reason) => Err(Skipped {
@@ -146,8 +170,9 @@ pub fn read_file_into(
     }
 }
 
-/// Reads and hashes a file into `bufs`, and refuses binary content; gzip is left
-/// compressed, for [`Pieces`](super::gzip::Pieces) to inflate (and check) as it is scanned.
+/// Reads and hashes a file into `bufs`; gzip is left compressed, for
+/// [`Pieces`](super::gzip::Pieces) to inflate as it is scanned. What the bytes are
+/// (text, wide text, binary) is the caller's to decide (see [`super::sniff`]).
 pub fn read_raw_into(
     path: &Path,
     max_bytes: u64,
@@ -193,28 +218,15 @@ pub fn read_raw_into(
     }
     let sha256 = hex::encode(&Sha256::digest(&raw[..]));
     let stamp = crate::provenance::cache::Stamp::of(&meta);
-    let gzip = is_gzip(raw);
-    let checked = match gzip {
-        true => Ok(()),
-        false => text_only(raw),
-    };
-    match checked {
-        Ok(()) => Ok(FileMeta {
-            sha256,
-            bytes,
-            gzip,
-            stamp,
-        }),
-        Err(reason) => Err(Skipped {
-            reason,
-            sha256: Some(sha256),
-            bytes,
-            stamp: Some(stamp),
-        }),
-    }
+    Ok(FileMeta {
+        sha256,
+        bytes,
+        gzip: is_gzip(raw),
+        stamp,
+    })
 }
 
-fn is_gzip(raw: &[u8]) -> bool {
+pub fn is_gzip(raw: &[u8]) -> bool {
     raw.starts_with(&[0x1f, 0x8b])
 }
 
@@ -226,13 +238,12 @@ pub fn text_only(text: &[u8]) -> Result<(), SkipReason> {
     }
 }
 
-/// Inflates gzip (bounded) and rejects binary content. Shared by files on disk and
-/// in-memory blobs.
-pub fn decode_bytes(raw: Vec<u8>, max_bytes: u64) -> Result<(Vec<u8>, bool), SkipReason> {
-    let gzip = is_gzip(&raw);
-    let text = if gzip { gunzip(&raw, max_bytes)? } else { raw };
-    text_only(&text)?;
-    Ok((text, gzip))
+/// Inflates gzip (bounded); other bytes are returned as they are.
+pub fn decode_bytes(raw: Vec<u8>, max_bytes: u64) -> Result<Vec<u8>, SkipReason> {
+    match is_gzip(&raw) {
+        true => gunzip(&raw, max_bytes),
+        false => Ok(raw),
+    }
 }
 
 #[cfg(unix)]

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod daemon;
+pub mod git;
 
 use assert_cmd::Command;
 use serde_json::Value;

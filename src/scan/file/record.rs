@@ -8,7 +8,7 @@ use crate::finding::{Finding, Fingerprint, Location};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
 use crate::rules::Rule;
-use crate::scan::excerpt::{excerpt, mask_in_pointer, redact_pointer};
+use crate::scan::excerpt::{Sorted, excerpt, mask_in_pointer, redact_pointer};
 
 impl FileScanner<'_> {
     /// Turns the audit's problems and claims so far, placed by offsets in `text`, into
@@ -58,7 +58,7 @@ impl FileScanner<'_> {
         (line.saturating_add(self.lines_before), column)
     }
 
-    pub(super) fn record(&mut self, text: &[u8], unit: &Unit, m: &RawMatch, all: &[RawMatch]) {
+    pub(super) fn record(&mut self, text: &[u8], unit: &Unit, m: &RawMatch, sorted: &Sorted) {
         let rule = &self.rules.rules[m.rule];
         let value = &unit.text[m.start..m.end];
         let raw = unit.raw_offset(m.seg, m.start);
@@ -81,7 +81,7 @@ impl FileScanner<'_> {
         self.placed.insert((m.rule, line, column));
         let pointer = unit.segments[m.seg]
             .node
-            .map(|n| mask_in_pointer(unit.paths.pointer(n), unit, all, self.rules));
+            .map(|n| mask_in_pointer(&unit.paths.pointer(n), sorted));
         let message = match unit.encoding {
             Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
             Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
@@ -92,7 +92,7 @@ impl FileScanner<'_> {
             ),
             _ => rule.description.clone(),
         };
-        let excerpt = excerpt(unit, m, all, self.rules);
+        let excerpt = excerpt(unit, m, sorted, self.rules);
         self.push(rule, (line, column), pointer, excerpt, fingerprint, message);
     }
 

@@ -1,0 +1,169 @@
+//! Which configuration and rules a git door trusts. Not the work tree: an untracked
+//! `rules/` folder or an edited config there would let anyone who can write a file
+//! switch the gate off. A commit being made is judged with the config and rule files
+//! it stages (what reviewers will see committed); history (`scan-git`, pre-push,
+//! pre-receive) with those of `HEAD`. Rule folders are read only when that config
+//! names them; a folder outside the repository (an absolute path) is the machine's,
+//! put there by its operator, and is read from disk.
+
+use super::changes::{repo_path, split_dir};
+use crate::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
+use crate::error::{Error, Result};
+use crate::report::guard::path_text;
+use git2::{Index, ObjectType, Oid, Repository, Tree};
+
+/// Where the repository's own files are read from.
+pub enum Source<'r> {
+    Staged(Index),
+    Committed(Option<Tree<'r>>),
+}
+
+impl<'r> Source<'r> {
+    /// The index git points the hook at (`GIT_INDEX_FILE` under `git commit -a`).
+    pub fn staged(repo: &Repository) -> Result<Source<'r>> {
+        match super::index_file_from_env(repo) {
+            Some(path) => Ok(Source::Staged(Index::open(&path)?)),
+            None => Ok(Source::Staged(repo.index()?)),
+        }
+    }
+
+    pub fn committed(repo: &'r Repository) -> Result<Source<'r>> {
+        Ok(Source::Committed(
+            repo.head().ok().and_then(|h| h.peel_to_tree().ok()),
+        ))
+    }
+
+    fn label(&self) -> &'static str {
+        match self {
+            Source::Staged(_) => "staged",
+            Source::Committed(_) => "HEAD",
+        }
+    }
+
+    /// The blob at `path`.
+    fn blob(&self, path: &[u8]) -> Option<Oid> {
+        match self {
+            Source::Staged(index) => index.get_path(repo_path(path), 0).map(|e| e.id),
+            Source::Committed(tree) => tree
+                .as_ref()?
+                .get_path(repo_path(path))
+                .ok()
+                .filter(|e| e.kind() == Some(ObjectType::Blob))
+                .map(|e| e.id()),
+        }
+    }
+
+    /// The `*.toml` blobs directly in folder `dir`, by name.
+    fn toml_files(&self, repo: &Repository, dir: &[u8]) -> Vec<(Vec<u8>, Oid)> {
+        let mut out: Vec<(Vec<u8>, Oid)> = match self {
+            Source::Staged(index) => index
+                .iter()
+                .filter(|e| (e.flags >> 12) & 0x3 == 0 && e.mode & 0o170_000 == 0o100_000)
+                .filter(|e| split_dir(&e.path).0 == dir)
+                .map(|e| (split_dir(&e.path).1.to_vec(), e.id))
+                .collect(),
+            Source::Committed(tree) => tree
+                .as_ref()
+                .and_then(|t| t.get_path(repo_path(dir)).ok())
+                .and_then(|e| e.to_object(repo).ok())
+                .and_then(|o| o.into_tree().ok())
+                .map(|t| {
+                    t.iter()
+                        .filter(|e| e.kind() == Some(ObjectType::Blob))
+                        .map(|e| (e.name_bytes().to_vec(), e.id()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        out.retain(|(name, _)| name.ends_with(b".toml"));
+        out.sort();
+        out
+    }
+}
+
+fn text_of(repo: &Repository, id: Oid, origin: &str) -> Result<String> {
+    let blob = repo.find_blob(id)?;
+    String::from_utf8(blob.content().to_vec()).map_err(|_| Error::Config {
+        path: origin.into(),
+        message: "not UTF-8".into(),
+    })
+}
+
+/// The repository's `privacy-audit.toml` from `source`, with the rule files it names
+/// read from the same source; the defaults when there is none.
+pub fn repo_config(repo: &Repository, source: &Source<'_>) -> Result<Config> {
+    let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
+    let Some(id) = source.blob(LOCAL_CONFIG_NAME.as_bytes()) else {
+        let mut config = Config {
+            base_dir: root,
+            ..Config::default()
+        };
+        config.baseline_snapshot = Some(baseline(repo, source, &config)?);
+        return Ok(config);
+    };
+    let origin = format!("{}:{LOCAL_CONFIG_NAME}", source.label());
+    let text = text_of(repo, id, &origin)?;
+    let mut config = Config::parse(&text).map_err(|message| Error::Config {
+        path: origin.clone().into(),
+        message,
+    })?;
+    config.base_dir = root;
+    config.from_file = true;
+    let mut files = Vec::new();
+    for dir in &config.rules.dirs {
+        if dir.is_absolute() {
+            let only = Config {
+                rules: RulesConfig {
+                    dirs: vec![dir.clone()],
+                    disable: Vec::new(),
+                },
+                ..Config::default()
+            };
+            files.extend(crate::rules::operator_rule_files(&only)?);
+            continue;
+        }
+        use std::os::unix::ffi::OsStrExt;
+        let dir_bytes = dir.as_os_str().as_bytes();
+        let dir_bytes = dir_bytes.strip_prefix(b"./").unwrap_or(dir_bytes);
+        let dir_bytes = dir_bytes.strip_suffix(b"/").unwrap_or(dir_bytes);
+        let found = source.toml_files(repo, dir_bytes);
+        if found.is_empty() {
+            tracing::warn!(folder = %dir.display(), from = source.label(), "no rule files in this folder; none loaded");
+        }
+        for (name, id) in found {
+            let origin = format!(
+                "{}:{}/{}",
+                source.label(),
+                path_text(dir_bytes),
+                path_text(&name)
+            );
+            let text = text_of(repo, id, &origin)?;
+            files.push((origin, text));
+        }
+    }
+    config.rule_snapshot = Some(files);
+    config.baseline_snapshot = Some(baseline(repo, source, &config)?);
+    Ok(config)
+}
+
+/// The baseline the config names, from the same source as the config: an untracked
+/// baseline file accepts nothing.
+fn baseline(
+    repo: &Repository,
+    source: &Source<'_>,
+    config: &Config,
+) -> Result<(String, Option<String>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = config.scan.baseline.as_os_str().as_bytes();
+    let origin = format!("{}:{}", source.label(), path_text(path));
+    if config.scan.baseline.is_absolute() {
+        // The machine's own file, named by the operator's config.
+        return Ok((origin, std::fs::read_to_string(&config.scan.baseline).ok()));
+    }
+    let path = path.strip_prefix(b"./").unwrap_or(path);
+    let text = match source.blob(path) {
+        Some(id) => Some(text_of(repo, id, &origin)?),
+        None => None,
+    };
+    Ok((origin, text))
+}

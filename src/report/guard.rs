@@ -1,0 +1,213 @@
+//! The last guard on text a report shows around a match: whatever no rule matched but
+//! looks like a token or a disguised value is masked too. Rules miss things (an
+//! unknown key format, a full-width or percent-encoded copy of a value reported
+//! beside it); an excerpt must not print those in clear just because they were not
+//! the finding.
+//!
+//! A *run* is a stretch of text between delimiters (blanks, quotes, brackets,
+//! `,;=|`). A run is masked whole when it holds a disguise (full-width, invisible or
+//! bidi characters, Latin mixed with look-alike scripts, `%XX`, HTML entities, an
+//! `@` inside it), and a piece of it between `/ : .` is masked when it is long and
+//! mixed like a key (hex of 20+ characters, or 16+ characters of letters and digits).
+
+use super::redact::mask;
+use crate::finding::Category;
+
+/// Pieces shorter than this are words, numbers or short ids, not keys.
+const KEY_MIN: usize = 16;
+/// Hex pieces this long are digests or keys; either way not for an excerpt.
+const HEX_MIN: usize = 20;
+
+fn is_delimiter(c: char) -> bool {
+    c.is_whitespace() || "\"'`,;=|()[]{}<>".contains(c)
+}
+
+/// Characters a reader cannot see or that spell one letter like another.
+pub fn is_disguise(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180E
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0x3164
+        | 0xFE00..=0xFE0F | 0xFEFF | 0xFF01..=0xFF5E | 0xFFA0)
+}
+
+fn is_confusable_script(c: char) -> bool {
+    // Cyrillic and Greek letters that a Latin reader takes for Latin ones.
+    matches!(c as u32, 0x0370..=0x04FF)
+}
+
+fn has_percent_escape(run: &str) -> bool {
+    let b = run.as_bytes();
+    b.windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
+
+/// `&#64`, `&#x40`, `&commat`: `;` is a delimiter, so an entity ends its run.
+fn has_entity(run: &str) -> bool {
+    run.match_indices('&').any(|(i, _)| {
+        let rest = &run[i + 1..];
+        let body_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'#')
+            .count();
+        body_len >= 2 && body_len == rest.len()
+    })
+}
+
+/// The run needs masking whole: it is disguised or holds an address.
+fn run_is_disguised(run: &str) -> bool {
+    let latin = run.chars().any(|c| c.is_ascii_alphabetic());
+    run.chars()
+        .any(|c| is_disguise(c) || (latin && is_confusable_script(c)))
+        || has_percent_escape(run)
+        || has_entity(run)
+        || run
+            .find('@')
+            .is_some_and(|i| i > 0 && i + 1 < run.len() && run[i + 1..].contains('.'))
+}
+
+/// A piece of a run that looks like a key or digest.
+fn piece_is_token(piece: &str) -> bool {
+    let n = piece.chars().count();
+    if n >= HEX_MIN && piece.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return true;
+    }
+    if n < KEY_MIN {
+        return false;
+    }
+    let digits = piece.bytes().filter(u8::is_ascii_digit).count();
+    let letters = piece.bytes().filter(u8::is_ascii_alphabetic).count();
+    let upper = piece.bytes().filter(u8::is_ascii_uppercase).count();
+    let lower = letters - upper;
+    // Letters and digits mixed, or both cases mixed past camelCase's one capital per word.
+    (digits > 1 && letters > 1) || (upper > 2 && lower > 2 && upper * 4 >= n)
+}
+
+/// `text` with every token-like or disguised run masked.
+pub fn guard(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run_start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if is_delimiter(c) {
+            if let Some(s) = run_start.take() {
+                push_run(&mut out, &text[s..i]);
+            }
+            out.push(c);
+        } else if run_start.is_none() {
+            run_start = Some(i);
+        }
+    }
+    if let Some(s) = run_start {
+        push_run(&mut out, &text[s..]);
+    }
+    out
+}
+
+fn push_run(out: &mut String, run: &str) {
+    if run_is_disguised(run) {
+        out.push_str(&mask(run, Category::Secret));
+        return;
+    }
+    let mut start = 0;
+    for (i, c) in run.char_indices() {
+        if matches!(c, '/' | ':' | '.' | '\\') {
+            push_piece(out, &run[start..i]);
+            out.push(c);
+            start = i + c.len_utf8();
+        }
+    }
+    push_piece(out, &run[start..]);
+}
+
+fn push_piece(out: &mut String, piece: &str) {
+    // A piece already masked by a rule (`ab****`) is left as it is.
+    if piece_is_token(piece) && !piece.contains('*') {
+        out.push_str(&mask(piece, Category::Secret));
+    } else {
+        out.push_str(piece);
+    }
+}
+
+/// A file name or other label for human output: control characters (escape
+/// sequences, newlines) are shown escaped rather than sent to the terminal.
+pub fn escape_controls(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() || matches!(c as u32, 0x202A..=0x202E | 0x2066..=0x2069) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Bytes that should be a path (git and the file system give bytes): UTF-8 as it is,
+/// anything else spelled `\xNN`, so a name is reported faithfully and never lossily
+/// turned into another file's name.
+pub fn path_text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_beside_a_finding_are_masked() {
+        let shown =
+            guard("export AWS_API_KEY='A3T0****' 'ded7db27aa01c0ffee01ded7db27aa01c0ffee01'");
+        assert!(
+            !shown.contains("ded7db27aa01c0ffee01ded7db27aa01c0ffee01"),
+            "{shown}"
+        );
+        assert!(shown.contains("AWS_API_KEY"), "{shown}");
+        assert!(shown.contains("A3T0****"), "{shown}");
+    }
+
+    #[test]
+    fn disguised_copies_are_masked() {
+        for run in [
+            "ａ．ｂ＠ｇｍａｉｌ．ｃｏｍ",
+            "a.b%40gmail.com",
+            "a.b&#64;gmail.com",
+            "a.b@gmail.com",
+            "AKI\u{200b}AXXXXXXXXX",
+            "\u{410}KIA1234",
+        ] {
+            let shown = guard(&format!("see {run} here"));
+            assert!(!shown.contains(run), "{run} -> {shown}");
+            assert!(shown.starts_with("see ") && shown.ends_with(" here"));
+        }
+    }
+
+    #[test]
+    fn prose_and_paths_stay_readable() {
+        for text in [
+            "the model answered in 3 steps: see /data/runs/run_01.jsonl",
+            "getUserName(request) returned None",
+            "version 1.2.3 of numpy",
+        ] {
+            assert_eq!(guard(text), text);
+        }
+    }
+
+    #[test]
+    fn names_are_escaped_and_bytes_spelled() {
+        assert_eq!(escape_controls("x\u{1b}[8m\nALL"), "x\\u{1b}[8m\\u{a}ALL");
+        assert_eq!(path_text(b"c\xff.txt"), "c\\xff.txt");
+        assert_eq!(path_text(b"data\\leak.txt"), "data\\\\leak.txt");
+    }
+}

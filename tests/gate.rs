@@ -1,0 +1,250 @@
+//! Attacks on the git gate, each as a determined committer would try it, through real
+//! repositories: the installed pre-commit hook, `scan-git`, and a bare server whose
+//! `pre-receive` hook is the gate. Every case must block (exit 1 for findings, 2 for
+//! content the gate could not judge): none may pass silently.
+
+mod common;
+use common::git::*;
+use std::path::Path;
+
+const AWS_KEY: &str = "AKIAZ7QW3RT5YU2IOPLM";
+const EMAIL: &str = "ion.popescu@gmail.com";
+
+/// The pre-commit hook refuses a commit of `rel` holding `content`.
+fn commit_is_blocked(rel: &[u8], content: &[u8]) {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write_bytes(&repo, rel, content);
+    s.ok(&repo, &["add", "-A"]);
+    let out = s.git(&repo, &["commit", "-qm", "x"]);
+    assert!(
+        !out.status.success(),
+        "commit of {:?} went through: {}",
+        String::from_utf8_lossy(rel),
+        stderr(&out)
+    );
+    assert_eq!(s.commits(&repo), 0);
+}
+
+fn write_bytes(dir: &Path, rel: &[u8], content: &[u8]) {
+    use std::os::unix::ffi::OsStrExt;
+    let p = dir.join(std::ffi::OsStr::from_bytes(rel));
+    std::fs::write(p, content).expect("write");
+}
+
+/// A repository with one commit holding `rel` (committed past the hook), for the
+/// history doors.
+fn history_with(s: &Sandbox, rel: &[u8], content: &[u8], message: &str) -> std::path::PathBuf {
+    let repo = s.repo();
+    write(&repo, "ok.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["clean"]);
+    write_bytes(&repo, rel, content);
+    s.ok(&repo, &["add", "-A"]);
+    s.ok(&repo, &["commit", "-qm", message, "--no-verify"]);
+    repo
+}
+
+/// `scan-git --all` and a push to a pre-receive server both refuse the history.
+fn history_is_blocked(rel: &[u8], content: &[u8], message: &str) {
+    let s = Sandbox::new();
+    let repo = history_with(&s, rel, content, message);
+    let out = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "scan-git passed {:?}: {}",
+        String::from_utf8_lossy(rel),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let server = s.server("server.git", "");
+    s.ok(
+        &repo,
+        &["remote", "add", "origin", server.to_str().expect("utf-8")],
+    );
+    let out = s.git(&repo, &["push", "-q", "origin", "main"]);
+    assert!(
+        !out.status.success(),
+        "pre-receive accepted {:?}",
+        String::from_utf8_lossy(rel)
+    );
+}
+
+fn leak_json() -> Vec<u8> {
+    format!("{{\"key\": \"{AWS_KEY}\", \"mail\": \"{EMAIL}\"}}\n").into_bytes()
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_judged() {
+    commit_is_blocked(b"c\xff.jsonl", &leak_json());
+    history_is_blocked(b"c\xff.jsonl", &leak_json(), "x");
+}
+
+#[test]
+fn a_backslash_in_a_name_is_judged() {
+    commit_is_blocked(b"data\\leak.txt", &leak_json());
+    history_is_blocked(b"data\\leak.txt", &leak_json(), "x");
+}
+
+#[test]
+fn a_planted_nul_does_not_hide_a_key() {
+    let mut content = b"{\"a\": \"\0\"}\n".to_vec();
+    content.extend_from_slice(&leak_json());
+    commit_is_blocked(b"nul.jsonl", &content);
+    history_is_blocked(b"nul.jsonl", &content, "x");
+}
+
+#[test]
+fn utf16_text_is_read_as_text() {
+    let text = String::from_utf8(leak_json()).expect("utf-8");
+    let mut bom = vec![0xFF, 0xFE];
+    bom.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    commit_is_blocked(b"wide.json", &bom);
+    let bare: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    commit_is_blocked(b"wide-be.json", &bare);
+}
+
+#[test]
+fn a_fake_lfs_pointer_is_content() {
+    let oid = "0123456789abcdef".repeat(4);
+    let fake =
+        format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1 {AWS_KEY}\n");
+    commit_is_blocked(b"model.bin", fake.as_bytes());
+    let ext = format!(
+        "version https://git-lfs.github.com/spec/v1\next-0-x {EMAIL}\noid sha256:{oid}\nsize 1\n"
+    );
+    commit_is_blocked(b"model2.bin", ext.as_bytes());
+}
+
+#[test]
+fn a_rules_folder_in_the_work_tree_changes_nothing() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    // An untracked rule with the id of the built-in AWS rule that never matches.
+    write(
+        &repo,
+        "rules/aws.toml",
+        "[[rule]]\nid = \"secret.aws_access_key_id\"\ncategory = \"secret\"\nseverity = \"low\"\n\
+         description = \"x\"\nregex = '''NEVER_MATCHES_ANYTHING'''\n",
+    );
+    write(&repo, "lint.txt", "not a rule file\n");
+    write(&repo, "a.jsonl", format!("{{\"k\": \"{AWS_KEY}\"}}\n"));
+    s.ok(&repo, &["add", "a.jsonl"]);
+    let out = s.git(&repo, &["commit", "-qm", "x"]);
+    assert!(
+        !out.status.success(),
+        "the untracked rule let the key through"
+    );
+    // An unrelated TOML file in a `rules/` folder does not break clean commits.
+    std::fs::remove_file(repo.join("rules/aws.toml")).expect("rm");
+    write(&repo, "rules/lint.toml", "[tool]\nline-length = 99\n");
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["clean"]);
+    assert_eq!(s.commits(&repo), 1);
+}
+
+#[test]
+fn a_committed_config_names_the_rules_and_replacing_one_is_told() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[rules]\ndirs = [\"team-rules\"]\n",
+    );
+    write(
+        &repo,
+        "team-rules/extra.toml",
+        "[[rule]]\nid = \"team.codename\"\ncategory = \"denylist\"\nseverity = \"high\"\n\
+         description = \"project code name\"\nkeywords = [\"bluefalcon\"]\nregex = '''(?i)bluefalcon'''\n",
+    );
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    // The rule file holds the code name itself: committed past the hook on purpose.
+    s.commit_all(&repo, &["config", "--no-verify"]);
+    // Committed: the team rule applies.
+    write(&repo, "b.jsonl", "{\"note\": \"BlueFalcon launch\"}\n");
+    s.ok(&repo, &["add", "b.jsonl"]);
+    let out = s.git(&repo, &["commit", "-qm", "codename"]);
+    assert!(!out.status.success(), "committed team rule not applied");
+    s.ok(&repo, &["reset", "-q", "b.jsonl"]);
+    std::fs::remove_file(repo.join("b.jsonl")).expect("rm");
+    // Untracked: a file added to the named folder is not loaded.
+    write(
+        &repo,
+        "team-rules/weaken.toml",
+        "[[rule]]\nid = \"email.address\"\ncategory = \"email\"\nseverity = \"low\"\n\
+         description = \"x\"\nregex = '''NEVER_MATCHES_ANYTHING'''\n",
+    );
+    write(&repo, "c.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "c.jsonl"]);
+    let out = s.git(&repo, &["commit", "-qm", "weakened"]);
+    assert!(!out.status.success(), "an untracked rule file was loaded");
+    // Committed, a replacement is applied but said on every run.
+    let out = s.bin(&repo, &["hook", "run", "--format", "json"]);
+    assert!(!stderr(&out).contains("replaced"), "{}", stderr(&out));
+    s.ok(&repo, &["add", "team-rules/weaken.toml"]);
+    s.ok(&repo, &["commit", "-qm", "weaken", "--no-verify"]);
+    let out = s.bin(&repo, &["hook", "run"]);
+    assert!(
+        stderr(&out).contains("replaced") && stderr(&out).contains("email.address"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn messages_of_commits_and_tags_are_judged() {
+    let s = Sandbox::new();
+    history_is_blocked(
+        b"fine.jsonl",
+        CLEAN_LINE.as_bytes(),
+        &format!("ping {EMAIL}"),
+    );
+    // An annotated tag whose message holds a key, on a clean commit.
+    let repo = s.repo();
+    write(&repo, "ok.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["clean"]);
+    s.ok(
+        &repo,
+        &["tag", "-a", "v1", "-m", &format!("release key {AWS_KEY}")],
+    );
+    let out = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let server = s.server("server.git", "");
+    s.ok(
+        &repo,
+        &["remote", "add", "origin", server.to_str().expect("utf-8")],
+    );
+    s.ok(&repo, &["push", "-q", "origin", "main"]);
+    let out = s.git(&repo, &["push", "-q", "origin", "v1"]);
+    assert!(!out.status.success(), "pre-receive accepted the tag");
+}
+
+#[test]
+fn an_address_after_equals_or_slash_is_found() {
+    for line in [
+        format!("contact={EMAIL}"),
+        format!("GET /api/users/{EMAIL}/profile"),
+        format!("https://x.io/find?email={EMAIL}&x=1"),
+    ] {
+        commit_is_blocked(b"a.txt", line.as_bytes());
+    }
+}
+
+/// A committer cannot make the gate print a value by staging it in a config file.
+#[test]
+fn a_bad_config_error_does_not_print_the_line() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    let token = "ghp_Q9vXk2LmN4pR7sT1uW3yZ5aB8cD0eF6gH2jK";
+    write(
+        &repo,
+        "privacy-audit.toml",
+        format!("[scan]\ntoken = \"{token}\"\n"),
+    );
+    s.commit_all(&repo, &["cfg"]);
+    let out = s.bin(&repo, &["hook", "run"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("line 2"), "{err}");
+    assert!(!err.contains(token) && !err.contains("Q9vXk2LmN4"), "{err}");
+}
