@@ -70,7 +70,6 @@ pub struct RulesConfig {
     pub disable: Vec<String>,
 }
 
-
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrivacyConfig {

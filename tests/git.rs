@@ -336,7 +336,11 @@ fn pre_push_and_scan_git_catch_a_bad_commit_in_the_middle() {
     let files = report["files"].as_array().expect("files");
     let messages = files
         .iter()
-        .filter(|f| f["path"].as_str().is_some_and(|p| p.starts_with("(commit ")))
+        .filter(|f| {
+            f["path"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("(commit "))
+        })
         .count();
     assert_eq!((files.len() - messages, messages), (3, 3));
     // A new branch is judged by what the remote does not have yet: once the leak is on

@@ -55,7 +55,7 @@ impl Setup {
             .iter()
             .map(|r| crate::provenance::normalize(&config.resolve(r)))
             .collect();
-        let cache = crate::provenance::cache::HashCache::open(state_dir.join("hashes.jsonl"));
+        let cache = crate::provenance::cache::HashCache::open(state_dir.join("hashes-v2.jsonl"));
         let scanner = Scanner::new(config.clone(), rules, key)?.with_cache(cache);
         Ok(Setup {
             config,
@@ -329,7 +329,12 @@ impl Daemon {
     fn write_batch(&mut self, files: Vec<PathBuf>) {
         let items: Vec<(PathBuf, String, PathBuf)> = files
             .iter()
-            .map(|p| (p.clone(), p.to_string_lossy().into_owned(), self.root_of(p)))
+            .map(|p| (p.clone(), report_path(p), self.root_of(p)))
+            .collect();
+        // Report names (bytes spelled out, leaks in names masked) back to the files.
+        let disk: std::collections::HashMap<String, PathBuf> = items
+            .iter()
+            .map(|(p, rel, _)| (self.setup.scanner.check_name(rel).shown, p.clone()))
             .collect();
         let before: Vec<Option<Stamp>> = files.iter().map(|p| state::stamp(p)).collect();
         let mut report = self.setup.scanner.scan_files(&items);
@@ -338,7 +343,7 @@ impl Daemon {
         let reports = self.setup.dir(&self.setup.config.daemon.reports);
         if self.setup.config.daemon.on_violation == OnViolation::Quarantine {
             let base = self.setup.dir(&self.setup.config.daemon.quarantine);
-            quarantine::move_violations(&mut report, &base, self.head.next, &reports);
+            quarantine::move_violations(&mut report, &disk, &base, self.head.next, &reports);
         }
         match trail::append(&reports, &mut self.head, &mut report) {
             Ok(path) => tracing::info!(report = %path.display(), files = report.files.len(),
@@ -368,12 +373,12 @@ impl Daemon {
             report.quarantined.iter().map(|q| q.path.as_str()).collect();
         let now = Instant::now();
         for (path, before) in files.iter().zip(before) {
-            let rel = path.to_string_lossy();
+            let rel = self.setup.scanner.check_name(&report_path(path)).shown;
             let Some(rec) = report.files.iter().find(|f| f.path == rel) else {
                 continue;
             };
             // Unreadable now (permissions): not remembered, so it is tried again.
-            if moved.contains(rel.as_ref()) || rec.error {
+            if moved.contains(rel.as_str()) || rec.error {
                 continue;
             }
             let after = state::stamp(path);
@@ -385,7 +390,7 @@ impl Daemon {
             let Some(stamp) = after else { continue };
             let verdict = if rec.status == FileStatus::Skipped {
                 "skipped"
-            } else if with_findings.contains(rel.as_ref()) {
+            } else if with_findings.contains(rel.as_str()) {
                 "findings"
             } else {
                 "clean"
@@ -436,4 +441,11 @@ impl Daemon {
             self.queue.len()
         )
     }
+}
+
+/// How the daemon's reports name a file: its absolute path, bytes spelled out (see
+/// `report::guard::path_text`).
+fn report_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    crate::report::guard::path_text(path.as_os_str().as_bytes())
 }

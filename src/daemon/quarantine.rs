@@ -4,10 +4,19 @@
 //! a crash before the batch's report leaves a record of where the file went.
 
 use crate::report::{Quarantined, Report};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub fn move_violations(report: &mut Report, base: &Path, batch: u64, reports: &Path) {
+/// `disk` maps each report name to the file it names (a name is spelled for reports,
+/// with bytes escaped and leaks masked, so it cannot be opened as it is).
+pub fn move_violations(
+    report: &mut Report,
+    disk: &HashMap<String, PathBuf>,
+    base: &Path,
+    batch: u64,
+    reports: &Path,
+) {
     let mut paths: Vec<String> = report
         .findings
         .iter()
@@ -16,7 +25,10 @@ pub fn move_violations(report: &mut Report, base: &Path, batch: u64, reports: &P
     paths.sort();
     paths.dedup();
     for p in paths {
-        let from = PathBuf::from(&p);
+        let Some(from) = disk.get(&p).cloned() else {
+            tracing::error!(file = %p, "cannot tell which file this report name is; not quarantined");
+            continue;
+        };
         let inside = from.strip_prefix("/").unwrap_or(&from);
         let to = base.join(batch.to_string()).join(inside);
         let moved = to

@@ -24,10 +24,45 @@ pub struct FileState {
 pub struct State {
     /// The last report whose files are in `files`.
     pub last_sequence: u64,
+    /// Keyed by the path's bytes in hex: any name (not UTF-8, or holding a value the
+    /// reports mask) is kept exactly, and none is stored in clear.
+    #[serde(with = "hex_keys")]
     pub files: HashMap<PathBuf, FileState>,
 }
 
-const FILE: &str = "index.json";
+mod hex_keys {
+    use super::FileState;
+    use crate::hex::path::{from_hex, to_hex};
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::{BTreeMap, HashMap};
+    use std::path::PathBuf;
+
+    pub fn serialize<S: Serializer>(
+        map: &HashMap<PathBuf, FileState>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let keyed: BTreeMap<String, &FileState> = map.iter().map(|(p, f)| (to_hex(p), f)).collect();
+        keyed.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<HashMap<PathBuf, FileState>, D::Error> {
+        let keyed: HashMap<String, FileState> = HashMap::deserialize(d)?;
+        keyed
+            .into_iter()
+            .map(|(k, f)| {
+                Ok((
+                    from_hex(&k).ok_or_else(|| D::Error::custom("a file key is not hex"))?,
+                    f,
+                ))
+            })
+            .collect()
+    }
+}
+
+const FILE: &str = "index-v2.json";
 
 /// The stamp of a regular file; `None` for anything else or a vanished path.
 pub fn stamp(path: &Path) -> Option<Stamp> {

@@ -68,6 +68,7 @@ impl Stamp {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
+    #[serde(with = "crate::hex::path")]
     path: PathBuf,
     #[serde(flatten)]
     stamp: Stamp,
@@ -148,7 +149,7 @@ impl HashCache {
             .or_else(|| {
                 std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/privacy-audit"))
             })?;
-        Some(dir.join("hashes.jsonl"))
+        Some(dir.join("hashes-v2.jsonl"))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {

@@ -142,14 +142,17 @@ pub fn escape_controls(name: &str) -> String {
 }
 
 /// Bytes that should be a path (git and the file system give bytes): UTF-8 as it is,
-/// anything else spelled `\xNN`, so a name is reported faithfully and never lossily
-/// turned into another file's name.
+/// anything else spelled `\xNN`, control and bidi characters `\u{..}`, a backslash
+/// doubled. A name is so reported faithfully, never lossily turned into another
+/// file's name, and never sends escape codes or line breaks to a terminal.
 pub fn path_text(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             if c == '\\' {
                 out.push_str("\\\\");
+            } else if c.is_control() || matches!(c as u32, 0x202A..=0x202E | 0x2066..=0x2069) {
+                out.extend(c.escape_unicode());
             } else {
                 out.push(c);
             }
@@ -209,5 +212,9 @@ mod tests {
         assert_eq!(escape_controls("x\u{1b}[8m\nALL"), "x\\u{1b}[8m\\u{a}ALL");
         assert_eq!(path_text(b"c\xff.txt"), "c\\xff.txt");
         assert_eq!(path_text(b"data\\leak.txt"), "data\\\\leak.txt");
+        assert_eq!(
+            path_text(b"x\x1b[8m\nALL CLEAN"),
+            "x\\u{1b}[8m\\u{a}ALL CLEAN"
+        );
     }
 }

@@ -157,20 +157,24 @@ fn map_tokens(pointer: &str, mut shown: impl FnMut(String) -> String) -> String 
     out
 }
 
+/// `text` (a key, or a message that quotes a value) with every match masked and the
+/// rest guarded.
+pub(super) fn redact_text(rules: &RuleSet, scratch: &mut Scratch, text: &str) -> String {
+    let mut unit = Unit::default();
+    unit.push_plain(text.as_bytes(), 0, None);
+    let mut found = Vec::new();
+    detect::detect(rules, &unit, scratch, &mut found);
+    found.sort_unstable_by_key(|m| (m.start, m.end));
+    let start = unit.segments.first().map_or(0, |s| s.start);
+    let end = unit.segments.first().map_or(0, |s| s.end);
+    masked_span(&unit, start, end, &found, rules)
+}
+
 /// Keys are data too: a key that is an e-mail or a token must not reach a report
 /// through the pointer of a format or provenance finding. Each key is run through
 /// detection on its own and what matches is masked, as in every excerpt.
 pub(super) fn redact_pointer(rules: &RuleSet, scratch: &mut Scratch, pointer: String) -> String {
-    map_tokens(&pointer, |key| {
-        let mut unit = Unit::default();
-        unit.push_plain(key.as_bytes(), 0, None);
-        let mut found = Vec::new();
-        detect::detect(rules, &unit, scratch, &mut found);
-        found.sort_unstable_by_key(|m| (m.start, m.end));
-        let end = unit.segments.first().map_or(0, |s| s.end);
-        let start = unit.segments.first().map_or(0, |s| s.start);
-        masked_span(&unit, start, end, &found, rules)
-    })
+    map_tokens(&pointer, |key| redact_text(rules, scratch, &key))
 }
 
 /// A value used as an object key would otherwise appear in full in the pointer; keys

@@ -15,6 +15,7 @@ pub mod gzip;
 mod inflate;
 mod keys;
 mod layers;
+mod name;
 mod one;
 pub mod read;
 pub mod sniff;

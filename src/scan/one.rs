@@ -15,7 +15,9 @@ impl Scanner {
     pub fn scan_path(&self, path: &Path, rel: String) -> FileOutcome {
         let lock = || self.buffers.lock().unwrap_or_else(|e| e.into_inner());
         let mut bufs = lock().pop().unwrap_or_default();
-        let outcome = self.scan_path_with(path, rel, &mut bufs);
+        let named = self.check_name(&rel);
+        let mut outcome = self.scan_path_with(path, named.shown, &mut bufs);
+        outcome.findings.extend(named.findings);
         bufs.trim();
         lock().push(bufs);
         outcome
@@ -109,6 +111,13 @@ impl Scanner {
     /// [`Scanner::scan_blob`] with the format chosen by `name` rather than by `rel`: a
     /// symbolic link named `x.json` holds a path, which is text.
     pub fn scan_blob_as(&self, rel: &str, name: &str, raw: Vec<u8>) -> FileOutcome {
+        let named = self.check_name(rel);
+        let mut outcome = self.scan_blob_named(&named.shown, name, raw);
+        outcome.findings.extend(named.findings);
+        outcome
+    }
+
+    fn scan_blob_named(&self, rel: &str, name: &str, raw: Vec<u8>) -> FileOutcome {
         use sha2::{Digest, Sha256};
         let sha256 = crate::hex::encode(&Sha256::digest(&raw));
         let bytes = raw.len() as u64;

@@ -63,12 +63,8 @@ pub fn display_rel(root: &Path, path: &Path, root_is_dir: bool, prefix_root: boo
     } else {
         path
     };
-    let s = rel.to_string_lossy();
-    if std::path::MAIN_SEPARATOR == '\\' {
-        s.replace('\\', "/")
-    } else {
-        s.into_owned()
-    }
+    use std::os::unix::ffi::OsStrExt;
+    crate::report::guard::path_text(rel.as_os_str().as_bytes())
 }
 
 /// Calls `visit` from several threads for every entry under `roots`.

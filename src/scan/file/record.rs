@@ -8,7 +8,7 @@ use crate::finding::{Finding, Fingerprint, Location};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
 use crate::rules::Rule;
-use crate::scan::excerpt::{Sorted, excerpt, mask_in_pointer, redact_pointer};
+use crate::scan::excerpt::{Sorted, excerpt, mask_in_pointer, redact_pointer, redact_text};
 
 impl FileScanner<'_> {
     /// Turns the audit's problems and claims so far, placed by offsets in `text`, into
@@ -150,6 +150,8 @@ impl FileScanner<'_> {
         let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
         let fingerprint = self.key.fingerprint(&rule.id, value.as_bytes());
         let message = rule.description.clone();
-        self.push(rule, place, pointer, what.to_string(), fingerprint, message);
+        // Messages quote record fields (an id, a key): masked like any excerpt.
+        let shown = redact_text(self.rules, &mut self.scratch, what);
+        self.push(rule, place, pointer, shown, fingerprint, message);
     }
 }
