@@ -26,6 +26,48 @@ enum Frame {
     Array { node: NodeId, index: u32 },
 }
 
+/// Levels tracked with a frame and a pointer node each. Deeper levels (no real record
+/// nests this far) cost one bit each, and their values share the pointer of the last
+/// tracked level (pointers are elided long before it anyway), so a file of a hundred
+/// million `[` costs megabytes, not gigabytes.
+const TRACKED_DEPTH: usize = 4096;
+
+/// Containers nested past [`TRACKED_DEPTH`]: one bit each (set for an object).
+#[derive(Default)]
+struct DeepLevels {
+    bits: Vec<u64>,
+    len: usize,
+    /// The node every value down there is recorded under.
+    node: Option<NodeId>,
+}
+
+impl DeepLevels {
+    fn push(&mut self, object: bool) {
+        if self.len.is_multiple_of(64) {
+            self.bits.push(0);
+        }
+        if object {
+            if let Some(w) = self.bits.last_mut() {
+                *w |= 1 << (self.len % 64);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The innermost level: `Some(true)` for an object.
+    fn top(&self) -> Option<bool> {
+        let i = self.len.checked_sub(1)?;
+        Some(self.bits[i / 64] >> (i % 64) & 1 == 1)
+    }
+
+    fn pop(&mut self) {
+        self.len -= 1;
+        if self.len.is_multiple_of(64) {
+            self.bits.pop();
+        }
+    }
+}
+
 /// Says which object keys detection may leave out of the unit (see
 /// [`Unit::push_key_gap`]). Asked only about keys without escapes that are UTF-8.
 pub trait KeyFilter {
@@ -86,11 +128,12 @@ fn tokenize_into<'d>(
     };
     let root = unit.paths.root();
     let mut stack: Vec<Frame> = Vec::new();
+    let mut deep = DeepLevels::default();
     let mut node = root;
     p.skip_ws();
     'value: loop {
         // A value is expected at `p.pos`, to be recorded under `node`.
-        if let Some(starts) = unit.value_starts.as_mut() {
+        if let Some(starts) = unit.value_starts.as_mut().filter(|_| deep.len == 0) {
             starts.push((node, base + p.pos));
         }
         match p.peek() {
@@ -104,7 +147,12 @@ fn tokenize_into<'d>(
                     if let Some(t) = p.tree.as_deref_mut() {
                         t.open_object();
                     }
-                    stack.push(Frame::Object { node });
+                    if stack.len() < TRACKED_DEPTH {
+                        stack.push(Frame::Object { node });
+                    } else {
+                        node = *deep.node.get_or_insert(node);
+                        deep.push(true);
+                    }
                     node = p.member_key(unit, node)?;
                     continue 'value;
                 }
@@ -119,8 +167,13 @@ fn tokenize_into<'d>(
                     if let Some(t) = p.tree.as_deref_mut() {
                         t.open_array();
                     }
-                    stack.push(Frame::Array { node, index: 0 });
-                    node = unit.paths.index(node, 0);
+                    if stack.len() < TRACKED_DEPTH {
+                        stack.push(Frame::Array { node, index: 0 });
+                        node = unit.paths.index(node, 0);
+                    } else {
+                        node = *deep.node.get_or_insert(node);
+                        deep.push(false);
+                    }
                     continue 'value;
                 }
             }
@@ -150,6 +203,32 @@ fn tokenize_into<'d>(
         // After a value: close containers or move to the next member / element.
         loop {
             p.skip_ws();
+            if let (Some(object), Some(shared)) = (deep.top(), deep.node) {
+                match (object, p.peek()) {
+                    (true, Some(b',')) => {
+                        p.pos += 1;
+                        p.skip_ws();
+                        node = p.member_key(unit, shared)?;
+                        continue 'value;
+                    }
+                    (false, Some(b',')) => {
+                        p.pos += 1;
+                        p.skip_ws();
+                        node = shared;
+                        continue 'value;
+                    }
+                    (true, Some(b'}')) | (false, Some(b']')) => {
+                        p.pos += 1;
+                        deep.pop();
+                        if let Some(t) = p.tree.as_deref_mut() {
+                            t.close();
+                        }
+                        continue;
+                    }
+                    (true, _) => return Err(p.error("expected `,` or `}`")),
+                    (false, _) => return Err(p.error("expected `,` or `]`")),
+                }
+            }
             let Some(frame) = stack.last_mut() else {
                 return Ok(p.pos);
             };
@@ -529,6 +608,47 @@ mod tests {
         let end = tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
         assert_eq!(end, doc.len());
         assert_eq!(unit.segments.len(), 1);
+    }
+
+    /// Past the tracked depth, levels cost a bit, not a frame and a node: the arena
+    /// holds about `TRACKED_DEPTH` nodes however deep the document, and mixed deep
+    /// objects and arrays still parse (and mismatched closers still fail).
+    #[test]
+    fn deep_levels_cost_a_bit_each() {
+        let depth = 100_000;
+        let open: String = (0..depth)
+            .map(|i| if i % 3 == 0 { "{\"k\":" } else { "[1," })
+            .collect();
+        let close: String = (0..depth)
+            .rev()
+            .map(|i| if i % 3 == 0 { "}" } else { "]" })
+            .collect();
+        let doc = format!("{open}\"bottom\"{close}");
+        let mut unit = Unit::default();
+        let end = tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
+        assert_eq!(end, doc.len());
+        assert!(
+            unit.segments
+                .iter()
+                .any(|s| &unit.text[s.start..s.end] == b"bottom")
+        );
+        // A deep object's keys still get a node each (a key is text to judge): linear.
+        assert!(
+            unit.paths.len() < 2 * TRACKED_DEPTH + depth / 3,
+            "{} nodes",
+            unit.paths.len()
+        );
+        let arrays = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let mut unit = Unit::default();
+        tokenize(arrays.as_bytes(), 0, &mut unit).expect("valid json");
+        assert!(
+            unit.paths.len() <= TRACKED_DEPTH + 1,
+            "{} nodes",
+            unit.paths.len()
+        );
+        let bad = format!("{open}\"bottom\"{}", close.replacen('}', "]", 1));
+        let mut unit = Unit::default();
+        assert!(tokenize(bad.as_bytes(), 0, &mut unit).is_err());
     }
 
     #[test]

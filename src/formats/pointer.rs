@@ -40,6 +40,15 @@ pub struct PathArena {
 }
 
 impl PathArena {
+    /// Nodes held.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
     pub fn clear(&mut self) {
         self.nodes.clear();
         self.keys.clear();
