@@ -143,6 +143,11 @@ pub struct DaemonConfig {
     pub reports: PathBuf,
     pub state: PathBuf,
     pub debounce_ms: u64,
+    /// A file still changing this long after it was first seen is judged as it is.
+    pub max_settle_ms: u64,
+    /// Seconds between full reconcile walks (events are hints; the walk is the truth,
+    /// and catches a file changed through a hard link from outside the tree).
+    pub reconcile_secs: u64,
     pub on_violation: OnViolation,
     pub quarantine: PathBuf,
 }
@@ -154,6 +159,8 @@ impl Default for DaemonConfig {
             reports: PathBuf::from("/var/lib/privacy-audit/reports"),
             state: PathBuf::from("/var/lib/privacy-audit/state"),
             debounce_ms: 500,
+            max_settle_ms: 60_000,
+            reconcile_secs: 3600,
             on_violation: OnViolation::Report,
             quarantine: PathBuf::from("/var/lib/privacy-audit/quarantine"),
         }

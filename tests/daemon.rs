@@ -218,3 +218,59 @@ fn atomic_saves_are_judged_once_and_quarantine_moves_without_loss() {
     d.signal(libc::SIGTERM);
     assert_eq!(d.wait_exit(), Some(0));
 }
+
+/// A file appended every 100 ms never settles: it is judged once it has been pending
+/// `max_settle_ms`, while it is still growing.
+#[test]
+fn a_file_that_never_stops_growing_is_judged() {
+    let mut d = Daemon::start("max_settle_ms = 1500\n");
+    let path = d.data().join("grow.jsonl");
+    write(&path, "{\"note\": \"mail ion.popescu@gmail.com\"}\n");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (path, stop) = (path.clone(), stop.clone());
+        std::thread::spawn(move || {
+            use std::io::Write;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(&path) {
+                    let _ = f.write_all(b"{\"note\": \"tick\"}\n");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+    };
+    let verdict = d.wait_verdict("grow.jsonl");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = writer.join();
+    assert_eq!(verdict, vec!["email.address"]);
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}
+
+/// A write through a hard link outside the watched folders raises no event there; the
+/// periodic reconcile walk finds the change.
+#[test]
+fn a_change_through_an_outside_hard_link_is_found_by_the_reconcile_walk() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let outside = dir.path().join("outside.jsonl");
+    write(&outside, "{\"note\": \"fine\"}\n");
+    std::fs::create_dir_all(dir.path().join("data")).expect("data");
+    std::fs::hard_link(&outside, dir.path().join("data/linked.jsonl")).expect("link");
+    let mut d = Daemon::start_in(dir, "reconcile_secs = 1\n");
+    assert_eq!(d.wait_verdict("linked.jsonl"), Vec::<String>::new());
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&outside)
+            .expect("open outside");
+        f.write_all(b"{\"note\": \"mail ion.popescu@gmail.com\"}\n")
+            .expect("append");
+    }
+    d.wait_for("the change to be judged", || {
+        d.verdict("linked.jsonl") == Some(vec!["email.address".to_string()])
+    });
+    assert!(d.log().contains("periodic reconcile"), "{}", d.log());
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}

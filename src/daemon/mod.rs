@@ -7,22 +7,21 @@
 //! reloads config and rules (a broken config is logged and the old one kept), SIGTERM
 //! finishes the batch in flight, writes its report and exits 0.
 
+mod batch;
 mod quarantine;
 pub mod state;
 pub mod trail;
 pub mod watch;
 
-use crate::config::{Config, OnViolation};
+use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::provenance::cache::Stamp;
 use crate::report::fingerprint::FingerprintKey;
 use crate::report::suppress::{Acceptance, Baseline};
-use crate::report::{FileStatus, Report};
 use crate::rules::RuleSet;
 use crate::scan::Scanner;
 use crate::scan::walk::Excludes;
 use sd_notify::NotifyState;
-use state::{FileState, State};
+use state::State;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use watch::{Hint, Queue};
@@ -33,7 +32,8 @@ const BATCH: usize = 1000;
 /// What a running daemon is configured with; rebuilt whole on SIGHUP.
 struct Setup {
     config: Config,
-    scanner: Scanner,
+    /// Shared with the batch being scanned on the blocking pool.
+    scanner: std::sync::Arc<Scanner>,
     acceptance: Acceptance,
     excludes: Excludes,
     roots: Vec<PathBuf>,
@@ -56,7 +56,8 @@ impl Setup {
             .map(|r| crate::provenance::normalize(&config.resolve(r)))
             .collect();
         let cache = crate::provenance::cache::HashCache::open(state_dir.join("hashes-v2.jsonl"));
-        let scanner = Scanner::new(config.clone(), rules, key)?.with_cache(cache);
+        let scanner =
+            std::sync::Arc::new(Scanner::new(config.clone(), rules, key)?.with_cache(cache));
         Ok(Setup {
             config,
             scanner,
@@ -128,7 +129,11 @@ impl Daemon {
             .enable_all()
             .build()
             .map_err(|e| Error::Usage(format!("cannot start the event loop: {e}")))?;
-        runtime.block_on(self.main_loop())
+        let result = runtime.block_on(self.main_loop());
+        // A batch still scanning at a stop signal is left: its files are not in the
+        // state, so the next start judges them. Stopping does not wait for it.
+        runtime.shutdown_background();
+        result
     }
 
     async fn main_loop(&mut self) -> Result<()> {
@@ -158,9 +163,22 @@ impl Daemon {
         let mut tick = tokio::time::interval(self.window() / 4);
         let poll_every = (self.window() * 10).max(Duration::from_secs(5));
         let mut last_poll = Instant::now();
+        let mut last_reconcile = Instant::now();
         let mut roots_seen = watch::root_identities(&self.setup.roots);
+        let mut in_flight: Option<batch::InFlight> = None;
         loop {
             tokio::select! {
+                scanned = scanned(&mut in_flight), if in_flight.is_some() => {
+                    if let Some(done) = in_flight.take() {
+                        match scanned {
+                            Ok(report) => self.land(done, report),
+                            Err(e) => {
+                                tracing::error!(error = %e, "a batch scan failed; its files will be judged again");
+                                self.queue.overflowed = true;
+                            }
+                        }
+                    }
+                }
                 hint = hints.recv(), if watching => match hint {
                     Some(Hint::Rescan(why)) if why.starts_with("watcher error") => {
                         tracing::warn!(reason = %why, "the watcher failed; walking, and polling every root from now on");
@@ -193,13 +211,27 @@ impl Daemon {
                     let poll_due = !watch.polled.is_empty() && last_poll.elapsed() >= poll_every;
                     // Overflowed paths are walked for as soon as the queue has room again.
                     let room = self.queue.overflowed && self.queue.len() < watch::MAX_PENDING / 2;
-                    if lost || poll_due || room {
+                    let every = Duration::from_secs(self.setup.config.daemon.reconcile_secs.max(1));
+                    let reconcile_due = last_reconcile.elapsed() >= every;
+                    if lost || poll_due || room || reconcile_due {
                         last_poll = Instant::now();
+                        if reconcile_due {
+                            last_reconcile = last_poll;
+                        }
                         self.queue.overflowed = false;
-                        self.catch_up(if lost { "events dropped while busy" } else { "poll" });
+                        self.catch_up(if lost {
+                            "events dropped while busy"
+                        } else if reconcile_due {
+                            "periodic reconcile"
+                        } else {
+                            "poll"
+                        });
                     }
-                    // One batch per tick: the watchdog and signals are served between.
-                    self.process_one(Instant::now());
+                    // One batch at a time, scanned off the loop: the watchdog and
+                    // signals are served while it runs.
+                    if in_flight.is_none() {
+                        in_flight = self.start_one(Instant::now());
+                    }
                 }
                 _ = hup.recv() => {
                     if self.reload() {
@@ -297,16 +329,35 @@ impl Daemon {
         }
     }
 
-    /// Judges one batch of what is stable; `false` when there was nothing to do.
-    fn process_one(&mut self, now: Instant) -> bool {
-        let (ready, gone) = self.queue.take_ready(now, self.window(), BATCH);
+    /// Starts scanning the next batch of what is stable, off the loop; removals alone
+    /// are written at once.
+    fn start_one(&mut self, now: Instant) -> Option<batch::InFlight> {
+        let ready = self.take_ready(now);
+        if ready.is_empty() {
+            if !self.removed.is_empty() {
+                self.write_batch(Vec::new());
+            }
+            return None;
+        }
+        Some(self.start_batch(ready))
+    }
+
+    /// What is stable now and not already judged as it is; vanished paths forgotten.
+    fn take_ready(&mut self, now: Instant) -> Vec<PathBuf> {
+        let max_settle = Duration::from_millis(self.setup.config.daemon.max_settle_ms);
+        let (ready, gone) = self.queue.take_ready(now, self.window(), max_settle, BATCH);
         for p in &gone {
             self.forget(p);
         }
-        let ready: Vec<PathBuf> = ready
+        ready
             .into_iter()
             .filter(|p| state::stamp(p).is_none_or(|s| !self.state.is_current(p, s)))
-            .collect();
+            .collect()
+    }
+
+    /// Judges one batch of what is stable in place; `false` when there was nothing to do.
+    fn process_one(&mut self, now: Instant) -> bool {
+        let ready = self.take_ready(now);
         if ready.is_empty() {
             if !self.removed.is_empty() {
                 self.write_batch(Vec::new());
@@ -324,91 +375,6 @@ impl Daemon {
             .find(|r| path.starts_with(r))
             .cloned()
             .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default())
-    }
-
-    fn write_batch(&mut self, files: Vec<PathBuf>) {
-        let items: Vec<(PathBuf, String, PathBuf)> = files
-            .iter()
-            .map(|p| (p.clone(), report_path(p), self.root_of(p)))
-            .collect();
-        // Report names (bytes spelled out, leaks in names masked) back to the files.
-        let disk: std::collections::HashMap<String, PathBuf> = items
-            .iter()
-            .map(|(p, rel, _)| (self.setup.scanner.check_name(rel).shown, p.clone()))
-            .collect();
-        let before: Vec<Option<Stamp>> = files.iter().map(|p| state::stamp(p)).collect();
-        let mut report = self.setup.scanner.scan_files(&items);
-        self.setup.acceptance.apply(&mut report);
-        report.removed = std::mem::take(&mut self.removed);
-        let reports = self.setup.dir(&self.setup.config.daemon.reports);
-        if self.setup.config.daemon.on_violation == OnViolation::Quarantine {
-            let base = self.setup.dir(&self.setup.config.daemon.quarantine);
-            quarantine::move_violations(&mut report, &disk, &base, self.head.next, &reports);
-        }
-        match trail::append(&reports, &mut self.head, &mut report) {
-            Ok(path) => tracing::info!(report = %path.display(), files = report.files.len(),
-                findings = report.findings.len(), "report written"),
-            Err(e) => {
-                // Nothing was recorded: the removals wait for the next report and the
-                // files stay unjudged in the state, so a walk queues them again.
-                tracing::error!(error = %e, "cannot write the report; these files will be judged again");
-                self.removed = report.removed;
-                self.queue.overflowed = true;
-                return;
-            }
-        }
-        self.judged += report.files.len() as u64;
-        self.found += report.findings.len() as u64;
-        self.record(&report, &files, &before);
-        notify(&[NotifyState::Status(&self.status())]);
-    }
-
-    fn record(&mut self, report: &Report, files: &[PathBuf], before: &[Option<Stamp>]) {
-        let with_findings: std::collections::HashSet<&str> = report
-            .findings
-            .iter()
-            .map(|f| f.location.path.as_str())
-            .collect();
-        let moved: std::collections::HashSet<&str> =
-            report.quarantined.iter().map(|q| q.path.as_str()).collect();
-        let now = Instant::now();
-        for (path, before) in files.iter().zip(before) {
-            let rel = self.setup.scanner.check_name(&report_path(path)).shown;
-            let Some(rec) = report.files.iter().find(|f| f.path == rel) else {
-                continue;
-            };
-            // Unreadable now (permissions): not remembered, so it is tried again.
-            if moved.contains(rel.as_str()) || rec.error {
-                continue;
-            }
-            let after = state::stamp(path);
-            if after.is_none() || after != *before {
-                // Changed while being read: what was judged may not be what is there.
-                self.queue.hint(path.clone(), now);
-                continue;
-            }
-            let Some(stamp) = after else { continue };
-            let verdict = if rec.status == FileStatus::Skipped {
-                "skipped"
-            } else if with_findings.contains(rel.as_str()) {
-                "findings"
-            } else {
-                "clean"
-            };
-            self.state.files.insert(
-                path.clone(),
-                FileState {
-                    stamp,
-                    sha256: rec.sha256.clone(),
-                    verdict: verdict.into(),
-                },
-            );
-        }
-        self.state.last_sequence = self.head.next.saturating_sub(1);
-        let dir = self.setup.dir(&self.setup.config.daemon.state);
-        if let Err(e) = self.state.save(&dir) {
-            tracing::error!(error = %e, "cannot save the daemon state; the reports will be replayed at start");
-        }
     }
 
     /// `true` when the new configuration took over.
@@ -443,9 +409,12 @@ impl Daemon {
     }
 }
 
-/// How the daemon's reports name a file: its absolute path, bytes spelled out (see
-/// `report::guard::path_text`).
-fn report_path(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    crate::report::guard::path_text(path.as_os_str().as_bytes())
+/// The scan of the batch in flight; never resolves when there is none.
+async fn scanned(
+    in_flight: &mut Option<batch::InFlight>,
+) -> std::result::Result<crate::report::Report, tokio::task::JoinError> {
+    match in_flight {
+        Some(batch) => (&mut batch.scan).await,
+        None => std::future::pending().await,
+    }
 }

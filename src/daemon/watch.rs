@@ -121,6 +121,9 @@ pub fn start(roots: &[PathBuf]) -> (Watch, mpsc::Receiver<Hint>) {
 }
 
 struct Pending {
+    /// When the path was first queued: a file that never stops changing is judged
+    /// once this is `max_settle` old, as it is then (and again when it changes).
+    first_event: Instant,
     last_event: Instant,
     stamp: Option<crate::provenance::cache::Stamp>,
 }
@@ -148,26 +151,30 @@ impl Queue {
             return;
         }
         let stamp = stamp(&path);
+        let first_event = self.pending.get(&path).map_or(now, |p| p.first_event);
         self.pending.insert(
             path,
             Pending {
+                first_event,
                 last_event: now,
                 stamp,
             },
         );
     }
 
-    /// Paths stable for a whole window, at most `limit`; vanished paths are returned
-    /// separately (they may need a removal record).
+    /// Paths stable for a whole window, or queued for `max_settle` already, at most
+    /// `limit`; vanished paths are returned separately (they may need a removal record).
     pub fn take_ready(
         &mut self,
         now: Instant,
         window: Duration,
+        max_settle: Duration,
         limit: usize,
     ) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let (mut ready, mut gone) = (Vec::new(), Vec::new());
         self.pending.retain(|path, p| {
-            if ready.len() >= limit || now.duration_since(p.last_event) < window {
+            let overdue = now.duration_since(p.first_event) >= max_settle;
+            if ready.len() >= limit || (now.duration_since(p.last_event) < window && !overdue) {
                 return true;
             }
             let current = stamp(path);
@@ -175,7 +182,7 @@ impl Queue {
                 gone.push(path.clone());
                 return false;
             }
-            if current == p.stamp {
+            if current == p.stamp || overdue {
                 ready.push(path.clone());
                 return false;
             }

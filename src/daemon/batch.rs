@@ -1,0 +1,181 @@
+//! One batch of files, judged and recorded: the scan runs off the event loop (on the
+//! blocking pool), so watchdog pings and signals are served however long a batch
+//! takes; what follows (acceptance, quarantine, the report in the trail, the state)
+//! runs on the loop once the scan is back.
+
+use super::state::{self, FileState};
+use super::{Daemon, notify, quarantine, trail};
+use crate::config::OnViolation;
+use crate::provenance::cache::Stamp;
+use crate::report::{FileStatus, Report};
+use crate::scan::Scanner;
+use sd_notify::NotifyState;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A batch being scanned.
+pub(super) struct InFlight {
+    files: Vec<PathBuf>,
+    before: Vec<Option<Stamp>>,
+    /// Report names back to the files they name.
+    disk: HashMap<String, PathBuf>,
+    pub scan: tokio::task::JoinHandle<Report>,
+}
+
+/// How the daemon's reports name a file: its absolute path, bytes spelled out (see
+/// `report::guard::path_text`), a leak in its name masked.
+fn report_name(scanner: &Scanner, path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    scanner
+        .check_name(&crate::report::guard::path_text(
+            path.as_os_str().as_bytes(),
+        ))
+        .shown
+}
+
+impl Daemon {
+    /// Starts scanning `files` on the blocking pool.
+    pub(super) fn start_batch(&mut self, files: Vec<PathBuf>) -> InFlight {
+        use std::os::unix::ffi::OsStrExt;
+        let items: Vec<(PathBuf, String, PathBuf)> = files
+            .iter()
+            .map(|p| {
+                let rel = crate::report::guard::path_text(p.as_os_str().as_bytes());
+                (p.clone(), rel, self.root_of(p))
+            })
+            .collect();
+        let scanner = Arc::clone(&self.setup.scanner);
+        let disk = files
+            .iter()
+            .map(|p| (report_name(&scanner, p), p.clone()))
+            .collect();
+        let before = files.iter().map(|p| state::stamp(p)).collect();
+        let scan = tokio::task::spawn_blocking(move || scanner.scan_files(&items));
+        InFlight {
+            files,
+            before,
+            disk,
+            scan,
+        }
+    }
+
+    /// Judges `files` in place (before the loop runs, at start and stop).
+    pub(super) fn write_batch(&mut self, files: Vec<PathBuf>) {
+        use std::os::unix::ffi::OsStrExt;
+        let items: Vec<(PathBuf, String, PathBuf)> = files
+            .iter()
+            .map(|p| {
+                let rel = crate::report::guard::path_text(p.as_os_str().as_bytes());
+                (p.clone(), rel, self.root_of(p))
+            })
+            .collect();
+        let disk = files
+            .iter()
+            .map(|p| (report_name(&self.setup.scanner, p), p.clone()))
+            .collect();
+        let before = files.iter().map(|p| state::stamp(p)).collect();
+        let report = self.setup.scanner.scan_files(&items);
+        self.finish_batch(files, before, &disk, report);
+    }
+
+    /// Records a batch whose scan came back.
+    pub(super) fn land(&mut self, batch: InFlight, report: Report) {
+        self.finish_batch(batch.files, batch.before, &batch.disk, report);
+    }
+
+    fn finish_batch(
+        &mut self,
+        files: Vec<PathBuf>,
+        before: Vec<Option<Stamp>>,
+        disk: &HashMap<String, PathBuf>,
+        mut report: Report,
+    ) {
+        self.setup.acceptance.apply(&mut report);
+        report.removed = std::mem::take(&mut self.removed);
+        let reports = self.setup.dir(&self.setup.config.daemon.reports);
+        if self.setup.config.daemon.on_violation == OnViolation::Quarantine {
+            let base = self.setup.dir(&self.setup.config.daemon.quarantine);
+            quarantine::move_violations(&mut report, disk, &base, self.head.next, &reports);
+        }
+        match trail::append(&reports, &mut self.head, &mut report) {
+            Ok(path) => tracing::info!(report = %path.display(), files = report.files.len(),
+                findings = report.findings.len(), "report written"),
+            Err(e) => {
+                // Nothing was recorded: the removals wait for the next report and the
+                // files stay unjudged in the state, so a walk queues them again.
+                tracing::error!(error = %e, "cannot write the report; these files will be judged again");
+                self.removed = report.removed;
+                self.queue.overflowed = true;
+                return;
+            }
+        }
+        self.judged += report.files.len() as u64;
+        self.found += report.findings.len() as u64;
+        self.record(&report, &files, &before, disk);
+        notify(&[NotifyState::Status(&self.status())]);
+    }
+
+    fn record(
+        &mut self,
+        report: &Report,
+        files: &[PathBuf],
+        before: &[Option<Stamp>],
+        disk: &HashMap<String, PathBuf>,
+    ) {
+        let name_of: HashMap<&Path, &str> = disk
+            .iter()
+            .map(|(n, p)| (p.as_path(), n.as_str()))
+            .collect();
+        let records: HashMap<&str, &crate::report::FileRecord> =
+            report.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let with_findings: std::collections::HashSet<&str> = report
+            .findings
+            .iter()
+            .map(|f| f.location.path.as_str())
+            .collect();
+        let moved: std::collections::HashSet<&str> =
+            report.quarantined.iter().map(|q| q.path.as_str()).collect();
+        let now = Instant::now();
+        for (path, before) in files.iter().zip(before) {
+            let Some(&rel) = name_of.get(path.as_path()) else {
+                continue;
+            };
+            let Some(rec) = records.get(rel) else {
+                continue;
+            };
+            // Unreadable now (permissions): not remembered, so it is tried again.
+            if moved.contains(rel) || rec.error {
+                continue;
+            }
+            let after = state::stamp(path);
+            if after.is_none() || after != *before {
+                // Changed while being read: what was judged may not be what is there.
+                self.queue.hint(path.clone(), now);
+                continue;
+            }
+            let Some(stamp) = after else { continue };
+            let verdict = if rec.status == FileStatus::Skipped {
+                "skipped"
+            } else if with_findings.contains(rel) {
+                "findings"
+            } else {
+                "clean"
+            };
+            self.state.files.insert(
+                path.clone(),
+                FileState {
+                    stamp,
+                    sha256: rec.sha256.clone(),
+                    verdict: verdict.into(),
+                },
+            );
+        }
+        self.state.last_sequence = self.head.next.saturating_sub(1);
+        let dir = self.setup.dir(&self.setup.config.daemon.state);
+        if let Err(e) = self.state.save(&dir) {
+            tracing::error!(error = %e, "cannot save the daemon state; the reports will be replayed at start");
+        }
+    }
+}
