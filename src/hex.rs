@@ -11,7 +11,7 @@ pub fn encode(bytes: &[u8]) -> String {
 }
 
 pub fn decode(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())

@@ -61,7 +61,7 @@ fn a_file_truncated_or_replaced_while_read_gives_a_consistent_outcome() {
         std::thread::spawn(move || {
             let mut i = 0u64;
             while !stop.load(Ordering::Relaxed) {
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     // In place: the reader may see any prefix.
                     let f = std::fs::OpenOptions::new().write(true).open(&path);
                     if let Ok(f) = f {

@@ -51,7 +51,7 @@ pub fn luhn(d: &[u8]) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 pub fn is_card(value: &[u8]) -> bool {

@@ -240,7 +240,7 @@ mod tests {
                         state ^= state << 13;
                         state ^= state >> 17;
                         state ^= state << 5;
-                        if state % density == 0 {
+                        if state.is_multiple_of(density) {
                             b'x'
                         } else {
                             b'0' + (state % 10) as u8

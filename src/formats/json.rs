@@ -46,10 +46,8 @@ impl DeepLevels {
         if self.len.is_multiple_of(64) {
             self.bits.push(0);
         }
-        if object {
-            if let Some(w) = self.bits.last_mut() {
-                *w |= 1 << (self.len % 64);
-            }
+        if object && let Some(w) = self.bits.last_mut() {
+            *w |= 1 << (self.len % 64);
         }
         self.len += 1;
     }
