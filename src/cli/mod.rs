@@ -270,9 +270,37 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::Report {
             command: ReportCommand::Verify { dir },
         } => {
-            return match crate::daemon::trail::verify(dir)? {
-                Ok(n) => {
-                    println!("{}: chain of {n} reports verified", dir.display());
+            // The daemon's key: `--key-file`, else the one in its state folder.
+            let key_path = match &cli.key_file {
+                Some(k) => Some(k.clone()),
+                None => Config::discover(cli.config.as_deref())
+                    .ok()
+                    .map(|c| c.resolve(&c.daemon.state).join("key"))
+                    .filter(|p| p.is_file()),
+            };
+            let key = match &key_path {
+                Some(p) => Some(FingerprintKey::load(p)?),
+                None => None,
+            };
+            return match crate::daemon::verify::verify(dir, key.as_ref())? {
+                Ok(checked) => {
+                    println!(
+                        "{}: chain of {} reports verified: it starts at report 1, every link and {} line agrees",
+                        dir.display(),
+                        checked.reports,
+                        crate::daemon::trail::AUDIT_LOG
+                    );
+                    match &key_path {
+                        Some(p) => {
+                            println!("  every report's MAC checked with the key {}", p.display())
+                        }
+                        None => println!(
+                            "  MACs NOT checked: no daemon key found (pass --key-file); a rewrite by someone who can write this folder would pass"
+                        ),
+                    }
+                    for note in &checked.notes {
+                        println!("  recorded by the daemon: {note}");
+                    }
                     Ok(Exit::Clean)
                 }
                 Err(broken) => {

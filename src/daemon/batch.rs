@@ -99,7 +99,13 @@ impl Daemon {
             let base = self.setup.dir(&self.setup.config.daemon.quarantine);
             quarantine::move_violations(&mut report, disk, &base, self.head.next, &reports);
         }
-        match trail::append(&reports, &mut self.head, &mut report) {
+        report.trail_note = self.trail_note.take();
+        match trail::append(
+            &reports,
+            &mut self.head,
+            &mut report,
+            self.setup.scanner.key(),
+        ) {
             Ok(path) => tracing::info!(report = %path.display(), files = report.files.len(),
                 findings = report.findings.len(), "report written"),
             Err(e) => {
@@ -107,6 +113,7 @@ impl Daemon {
                 // files stay unjudged in the state, so a walk queues them again.
                 tracing::error!(error = %e, "cannot write the report; these files will be judged again");
                 self.removed = report.removed;
+                self.trail_note = report.trail_note;
                 self.queue.overflowed = true;
                 return;
             }

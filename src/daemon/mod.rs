@@ -11,6 +11,7 @@ mod batch;
 mod quarantine;
 pub mod state;
 pub mod trail;
+pub mod verify;
 pub mod watch;
 
 use crate::config::Config;
@@ -80,6 +81,8 @@ pub struct Daemon {
     head: trail::Head,
     queue: Queue,
     removed: Vec<String>,
+    /// Said in the next report: what happened to the chain before it.
+    trail_note: Option<String>,
     judged: u64,
     found: u64,
 }
@@ -97,6 +100,18 @@ impl Daemon {
         let mut state = State::load(&state_dir)?;
         state.replay(&reports, |rel| Some(PathBuf::from(rel)))?;
         let head = trail::head(&reports)?;
+        // The state remembers more reports than the folder holds: the chain vanished
+        // (or lost its newest links) under the daemon. It goes on, and says so in the
+        // next report and the log, rather than starting over quietly.
+        let trail_note = (state.last_sequence >= head.next).then(|| {
+            let note = format!(
+                "the state recorded {} reports, but the chain holds {}: reports vanished; the chain goes on from here",
+                state.last_sequence,
+                head.next - 1
+            );
+            tracing::error!(reports = %reports.display(), "{note}");
+            note
+        });
         Ok(Daemon {
             config_path,
             key_file,
@@ -105,6 +120,7 @@ impl Daemon {
             head,
             queue: Queue::default(),
             removed: Vec::new(),
+            trail_note,
             judged: 0,
             found: 0,
         })

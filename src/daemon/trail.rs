@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::report::Report;
+use crate::report::fingerprint::FingerprintKey;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,14 +20,14 @@ pub fn report_name(sequence: u64) -> String {
     format!("{PREFIX}{sequence:010}{SUFFIX}")
 }
 
-fn sequence_of(name: &str) -> Option<u64> {
+pub(super) fn sequence_of(name: &str) -> Option<u64> {
     name.strip_prefix(PREFIX)?
         .strip_suffix(SUFFIX)?
         .parse()
         .ok()
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(super) fn sha256_hex(bytes: &[u8]) -> String {
     crate::hex::encode(&Sha256::digest(bytes))
 }
 
@@ -77,7 +78,12 @@ pub fn head(dir: &Path) -> Result<Head> {
 }
 
 /// Writes `report` as the next link of the chain and logs it to `audit.jsonl`.
-pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBuf> {
+pub fn append(
+    dir: &Path,
+    head: &mut Head,
+    report: &mut Report,
+    key: &FingerprintKey,
+) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     if head.audit_behind {
         match sync_audit(dir, head) {
@@ -91,6 +97,11 @@ pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBu
         .map_err(|e| Error::Usage(format!("report cannot be serialised: {e}")))?;
     bytes.push(b'\n');
     let path = dir.join(report_name(head.next));
+    let hmac = mac(key, &bytes);
+    // The MAC first: a report is never in the chain without the key's word for it.
+    let macs = dir.join("macs");
+    std::fs::create_dir_all(&macs).map_err(|e| Error::io(&macs, e))?;
+    write_synced(&macs, &mac_path(&path), format!("{hmac}\n").as_bytes())?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".report-")
         .tempfile_in(dir)
@@ -107,14 +118,20 @@ pub fn append(dir: &Path, head: &mut Head, report: &mut Report) -> Result<PathBu
     head.next += 1;
     head.last_sha256 = Some(sha.clone());
     let as_value = serde_json::from_slice(&bytes).unwrap_or_default();
-    if let Err(e) = log_audit(dir, &as_value, &path, &sha) {
+    if let Err(e) = log_audit(dir, &as_value, &path, &sha, &hmac) {
         tracing::error!(error = %e, "cannot append to audit.jsonl; the report itself is written and its lines follow with the next report");
         head.audit_behind = true;
     }
     Ok(path)
 }
 
-fn log_audit(dir: &Path, report: &serde_json::Value, path: &Path, sha: &str) -> Result<()> {
+fn log_audit(
+    dir: &Path,
+    report: &serde_json::Value,
+    path: &Path,
+    sha: &str,
+    hmac: &str,
+) -> Result<()> {
     let log = dir.join(AUDIT_LOG);
     let mut lines = String::new();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -133,7 +150,7 @@ fn log_audit(dir: &Path, report: &serde_json::Value, path: &Path, sha: &str) -> 
     }
     let files = report["files"].as_array().map_or(0, Vec::len);
     let summary = serde_json::json!({
-        "time": time, "report": name, "sha256": sha,
+        "time": time, "report": name, "sha256": sha, "hmac": hmac,
         "files": files, "findings": findings.len(),
     });
     lines.push_str(&summary.to_string());
@@ -199,88 +216,64 @@ fn sync_audit(dir: &Path, head: &Head) -> Result<()> {
         let Ok(report) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
             continue;
         };
-        log_audit(dir, &report, &path, &sha256_hex(&bytes))?;
+        // The line is rebuilt from what was written then, the MAC included: nothing is
+        // signed anew, so a report edited in the meantime stays unvouched for.
+        let hmac = std::fs::read_to_string(mac_path(&path)).unwrap_or_default();
+        log_audit(dir, &report, &path, &sha256_hex(&bytes), hmac.trim())?;
         tracing::warn!(report = %path.display(), "audit.jsonl caught up with a report it had missed");
     }
     Ok(())
 }
 
-/// Walks the chain; `Err` names the first report that was edited, removed or reordered.
-pub fn verify(dir: &Path) -> Result<std::result::Result<usize, String>> {
-    let reports = list(dir)?;
-    let anchors = audit_anchors(dir);
-    let mut prev: Option<(u64, String, String)> = None; // sequence, file name, sha256
-    for (seq, path) in &reports {
-        let name = path
-            .file_name()
-            .map_or_else(|| report_name(*seq), |n| n.to_string_lossy().into_owned());
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let sha = sha256_hex(&bytes);
-        if anchors.get(&name).is_some_and(|a| *a != sha) {
-            return Ok(Err(format!(
-                "{name}: edited — {AUDIT_LOG} recorded a different sha256 for it"
-            )));
-        }
-        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-            return Ok(Err(format!(
-                "{name}: not a complete JSON report (edited or truncated)"
-            )));
-        };
-        if doc["sequence"].as_u64() != Some(*seq) {
-            return Ok(Err(format!(
-                "{name}: its sequence field says {}, not {seq}: reports were renamed or reordered",
-                doc["sequence"]
-            )));
-        }
-        let claimed = doc["prev_report_sha256"].as_str();
-        if let Some((p, pname, psha)) = &prev {
-            if *p == *seq {
-                return Ok(Err(format!("{name}: a second report with sequence {seq}")));
-            }
-            if *p + 1 != *seq {
-                return Ok(Err(format!(
-                    "{}: missing (removed) — the chain jumps from {pname} to {name}",
-                    report_name(p + 1)
-                )));
-            }
-            if claimed != Some(psha.as_str()) {
-                // The log vouches for the earlier report: then this one was altered.
-                let blamed = if anchors.get(pname) == Some(psha) {
-                    &name
-                } else {
-                    pname
-                };
-                return Ok(Err(format!(
-                    "{blamed}: edited — {name} and {pname} no longer chain"
-                )));
-            }
-        }
-        prev = Some((*seq, name, sha));
-    }
-    let present: std::collections::HashSet<String> = reports
-        .iter()
-        .filter_map(|(_, p)| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
-    let mut logged: Vec<&String> = anchors.keys().filter(|n| !present.contains(*n)).collect();
-    logged.sort();
-    if let Some(missing) = logged.first() {
-        return Ok(Err(format!(
-            "{missing}: missing (removed) — {AUDIT_LOG} records it"
-        )));
-    }
-    Ok(Ok(reports.len()))
+/// What `audit.jsonl` says of one report: its sha256 and, keyed, its HMAC.
+pub(super) struct Anchor {
+    pub sha256: String,
+    pub hmac: Option<String>,
 }
 
-/// `report` → sha256 lines of `audit.jsonl` (absent or unreadable: none).
-fn audit_anchors(dir: &Path) -> std::collections::HashMap<String, String> {
+/// `report` → its anchor line in `audit.jsonl` (absent or unreadable: none).
+pub(super) fn audit_anchors(dir: &Path) -> std::collections::HashMap<String, Anchor> {
     let text = std::fs::read_to_string(dir.join(AUDIT_LOG)).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| {
             Some((
                 v["report"].as_str()?.to_string(),
-                v["sha256"].as_str()?.to_string(),
+                Anchor {
+                    sha256: v["sha256"].as_str()?.to_string(),
+                    hmac: v["hmac"].as_str().map(str::to_string),
+                },
             ))
         })
         .collect()
+}
+
+/// The keyed MAC of a report's bytes: only the holder of the daemon's key (kept in its
+/// state folder, outside the reports) can make one, so whoever can write the reports
+/// folder cannot rewrite the chain and its log without `report verify` saying so.
+pub fn mac(key: &FingerprintKey, bytes: &[u8]) -> String {
+    key.fingerprint(MAC_LABEL, bytes).0
+}
+
+/// Domain separation: no rule id holds a NUL.
+const MAC_LABEL: &str = "\0privacy-audit trail";
+
+/// Where the MAC of the report at `path` is kept: `macs/report-<n>.json.hmac` beside
+/// it (a folder of their own, so `report-*` still names only reports).
+pub(super) fn mac_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".hmac");
+    path.with_file_name("macs").join(name)
+}
+
+/// Writes `bytes` to `path` atomically and durably (temp file, fsync, rename).
+fn write_synced(dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".report-mac-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
 }

@@ -41,6 +41,17 @@ impl FingerprintKey {
         Some(data.join("privacy-audit").join("key"))
     }
 
+    /// Reads an existing key; never creates one (checking with a fresh key would say
+    /// nothing).
+    pub fn load(path: &Path) -> Result<FingerprintKey> {
+        let err = |message: String| Error::Key {
+            path: path.to_path_buf(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        Self::parse(text.trim()).ok_or_else(|| err("not 64 hex digits".into()))
+    }
+
     /// Reads the key, creating it (mode 0600, folder 0700) on first use.
     pub fn load_or_create(path: &Path) -> Result<FingerprintKey> {
         let err = |message: String| Error::Key {

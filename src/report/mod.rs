@@ -101,6 +101,10 @@ pub struct Report {
     pub sequence: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prev_report_sha256: Option<String>,
+    /// Daemon: what it found of the chain itself before this report (a chain that
+    /// vanished, or lost its newest reports, while the daemon's state remembered them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trail_note: Option<String>,
     /// Daemon: files that disappeared since they were last judged (deleted or renamed).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<String>,
@@ -156,6 +160,7 @@ impl Report {
             summary,
             sequence: None,
             prev_report_sha256: None,
+            trail_note: None,
             removed: Vec::new(),
             quarantined: Vec::new(),
         }
