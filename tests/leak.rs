@@ -135,8 +135,15 @@ fn the_daemon_trail_and_its_trace_log_hold_no_planted_value() {
         assert!(!d.wait_verdict(name).is_empty(), "{name} has findings");
     }
     let mut outputs = vec![("daemon log".to_string(), d.log())];
-    for entry in std::fs::read_dir(d.reports_dir()).expect("reports") {
+    let macs = std::fs::read_dir(d.reports_dir().join("macs")).expect("macs");
+    for entry in std::fs::read_dir(d.reports_dir())
+        .expect("reports")
+        .chain(macs)
+    {
         let path = entry.expect("entry").path();
+        if path.is_dir() {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).expect("read");
         outputs.push((path.display().to_string(), text));
     }
