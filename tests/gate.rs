@@ -248,3 +248,35 @@ fn a_bad_config_error_does_not_print_the_line() {
     assert!(err.contains("line 2"), "{err}");
     assert!(!err.contains(token) && !err.contains("Q9vXk2LmN4"), "{err}");
 }
+
+/// libgit2 refuses split (`link`) and sparse (`sdir`) indexes; the gate reads them
+/// through git and judges what they stage.
+#[test]
+fn split_and_sparse_indexes_are_read() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    write(&repo, "other/x.jsonl", CLEAN_LINE);
+    write(&repo, "sub/y.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["init"]);
+    s.ok(&repo, &["update-index", "--split-index"]);
+    write(&repo, "b.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "b.jsonl"]);
+    assert!(repo.join(".git").read_dir().expect("git dir").any(|e| {
+        e.expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .starts_with("sharedindex.")
+    }));
+    let out = s.bin(&repo, &["hook", "run"]);
+    assert_eq!(out.status.code(), Some(1), "split index: {}", stderr(&out));
+    s.ok(&repo, &["reset", "-q", "b.jsonl"]);
+    s.ok(&repo, &["update-index", "--no-split-index"]);
+    s.ok(&repo, &["config", "index.sparse", "true"]);
+    s.ok(&repo, &["sparse-checkout", "set", "--cone", "sub"]);
+    s.ok(&repo, &["add", "b.jsonl"]);
+    let index = std::fs::read(repo.join(".git/index")).expect("index");
+    assert!(index.windows(4).any(|w| w == b"sdir"), "not a sparse index");
+    let out = s.bin(&repo, &["hook", "run"]);
+    assert_eq!(out.status.code(), Some(1), "sparse index: {}", stderr(&out));
+}

@@ -12,7 +12,8 @@
 //! Formats this reader does not handle (split index, sparse index, SHA-256 object ids,
 //! unknown versions) return `None`, and the caller falls back to libgit2.
 
-use git2::Oid;
+use crate::error::{Error, Result};
+use git2::{Oid, Repository};
 
 const MODE_GITLINK: u32 = 0o160_000;
 const MODE_LINK: u32 = 0o120_000;
@@ -64,6 +65,120 @@ impl ParsedIndex {
     pub fn path(&self, e: &IndexEntry) -> &[u8] {
         let (start, end) = (e.path.0 as usize, e.path.1 as usize);
         self.paths.get(start..end).unwrap_or_default()
+    }
+}
+
+impl ParsedIndex {
+    /// The stage-0 entries `git ls-files --stage -z` prints: git's own reading, for the
+    /// index forms neither this reader nor libgit2 takes (split and sparse indexes). A
+    /// sparse index is expanded by `ls-files`, so every staged file is listed.
+    pub fn from_ls_files(out: &[u8]) -> Option<ParsedIndex> {
+        let mut index = ParsedIndex::default();
+        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            // `<mode> <oid> <stage>\t<path>`
+            let tab = memchr::memchr(b'\t', record)?;
+            let head = std::str::from_utf8(&record[..tab]).ok()?;
+            let mut fields = head.split(' ');
+            let mode = u32::from_str_radix(fields.next()?, 8).ok()?;
+            let oid = Oid::from_str(fields.next()?).ok()?;
+            if fields.next()? != "0" {
+                continue;
+            }
+            let path = &record[tab + 1..];
+            let begin = u32::try_from(index.paths.len()).ok()?;
+            index.paths.extend_from_slice(path);
+            let end = u32::try_from(index.paths.len()).ok()?;
+            index.entries.push(IndexEntry {
+                path: (begin, end),
+                oid,
+                mode,
+            });
+        }
+        Some(index)
+    }
+}
+
+/// The index git points the hook at, read by our own reader when its form allows.
+/// `Err` when git named an index that is not there: judging "nothing staged" then
+/// would let the commit through unseen.
+pub fn parsed(repo: &Repository) -> Result<Option<ParsedIndex>> {
+    let sha256_objects = repo
+        .config()
+        .and_then(|c| c.get_string("extensions.objectformat"))
+        .is_ok_and(|f| f.eq_ignore_ascii_case("sha256"));
+    if sha256_objects || repo.is_bare() {
+        return Ok(None);
+    }
+    let named = super::index_file_from_env(repo);
+    let file = named.clone().unwrap_or_else(|| repo.path().join("index"));
+    match std::fs::read(&file) {
+        Ok(data) => Ok(parse(&data)),
+        // No index yet (a fresh repository): nothing is staged.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && named.is_none() => {
+            Ok(Some(ParsedIndex::default()))
+        }
+        Err(e) => Err(Error::io(&file, e)),
+    }
+}
+
+/// The index as `git ls-files --stage -z` lists it (the hook runs under git, with
+/// `GIT_INDEX_FILE` and `GIT_DIR` as git set them).
+pub fn ls_files(repo: &Repository) -> std::result::Result<ParsedIndex, String> {
+    let dir = repo.workdir().unwrap_or_else(|| repo.path());
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["ls-files", "--stage", "-z"])
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git ls-files exited {}",
+            out.status.code().unwrap_or(-1)
+        ));
+    }
+    ParsedIndex::from_ls_files(&out.stdout).ok_or_else(|| "unexpected git ls-files output".into())
+}
+
+/// The staged entries however the index is stored: this reader, else libgit2, else
+/// git's own reading (split and sparse indexes, which libgit2 refuses). Fails only
+/// when none of them can read it, saying why each could not.
+pub fn read_any(repo: &Repository) -> Result<ParsedIndex> {
+    if let Some(p) = parsed(repo)? {
+        return Ok(p);
+    }
+    let libgit2 = match repo.index() {
+        Ok(index) => return Ok(ParsedIndex::from_git2(&index)),
+        Err(e) => e.message().to_string(),
+    };
+    ls_files(repo).map_err(|why| {
+        Error::Git(format!(
+            "cannot read the index: libgit2 says {libgit2}; and git's own reading failed: {why}"
+        ))
+    })
+}
+
+impl ParsedIndex {
+    /// libgit2's stage-0 entries, in its (path) order.
+    pub fn from_git2(index: &git2::Index) -> ParsedIndex {
+        let mut out = ParsedIndex::default();
+        for e in index.iter() {
+            if (e.flags >> 12) & 0x3 != 0 || e.flags_extended & EXT_INTENT_TO_ADD != 0 {
+                continue;
+            }
+            let (Ok(begin), Ok(end)) = (
+                u32::try_from(out.paths.len()),
+                u32::try_from(out.paths.len() + e.path.len()),
+            ) else {
+                break;
+            };
+            out.paths.extend_from_slice(&e.path);
+            out.entries.push(IndexEntry {
+                path: (begin, end),
+                oid: e.id,
+                mode: e.mode,
+            });
+        }
+        out
     }
 }
 

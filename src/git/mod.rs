@@ -158,13 +158,27 @@ impl GitScan<'_> {
     /// the folders above each staged file: a data file changed without its manifest is
     /// caught at commit time, at the cost of a few index lookups.
     pub fn staged(&self) -> Result<Report> {
-        if let Some(parsed) = self.parsed_index()? {
+        if let Some(parsed) = index::parsed(self.repo)? {
             let parsed = std::rc::Rc::new(parsed);
             let blobs = changes::staged_fast(self.repo, &parsed)?;
             let blobs = self.with_manifests(blobs, |p| parsed.get(p));
             return self.run(blobs, move |_| Ok(Snapshot::Parsed(parsed.clone())));
         }
-        let index = self.repo.index()?;
+        let index = match self.repo.index() {
+            Ok(index) => index,
+            // libgit2 refuses some index forms (split index: `link`); git reads them.
+            Err(e) => {
+                let parsed = std::rc::Rc::new(index::ls_files(self.repo).map_err(|why| {
+                    crate::error::Error::Git(format!(
+                        "cannot read the index: libgit2 says {}; and git's own reading failed: {why}",
+                        e.message()
+                    ))
+                })?);
+                let blobs = changes::staged_fast(self.repo, &parsed)?;
+                let blobs = self.with_manifests(blobs, |p| parsed.get(p));
+                return self.run(blobs, move |_| Ok(Snapshot::Parsed(parsed.clone())));
+            }
+        };
         let blobs = changes::staged(self.repo, &index)?;
         let blobs = self.with_manifests(blobs, |p| {
             index.get_path(changes::repo_path(p), 0).map(|e| e.id)
@@ -174,32 +188,6 @@ impl GitScan<'_> {
             Some(index) => Ok(Snapshot::Index(index)),
             None => Ok(Snapshot::Index(self.repo.index()?)),
         })
-    }
-
-    /// The index git points the hook at, read by our own reader when its form allows.
-    /// `Err` when git named an index that is not there: judging "nothing staged" then
-    /// would let the commit through unseen.
-    fn parsed_index(&self) -> Result<Option<ParsedIndex>> {
-        let sha256_objects = self
-            .repo
-            .config()
-            .and_then(|c| c.get_string("extensions.objectformat"))
-            .is_ok_and(|f| f.eq_ignore_ascii_case("sha256"));
-        if sha256_objects || self.repo.is_bare() {
-            return Ok(None);
-        }
-        let named = index_file_from_env(self.repo);
-        let file = named
-            .clone()
-            .unwrap_or_else(|| self.repo.path().join("index"));
-        match std::fs::read(&file) {
-            Ok(data) => Ok(index::parse(&data)),
-            // No index yet (a fresh repository): nothing is staged.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && named.is_none() => {
-                Ok(Some(ParsedIndex::default()))
-            }
-            Err(e) => Err(crate::error::Error::io(&file, e)),
-        }
     }
 
     fn with_manifests(

@@ -7,24 +7,23 @@
 //! put there by its operator, and is read from disk.
 
 use super::changes::{repo_path, split_dir};
+use super::index::ParsedIndex;
 use crate::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
 use crate::error::{Error, Result};
 use crate::report::guard::path_text;
-use git2::{Index, ObjectType, Oid, Repository, Tree};
+use git2::{ObjectType, Oid, Repository, Tree};
 
 /// Where the repository's own files are read from.
 pub enum Source<'r> {
-    Staged(Index),
+    Staged(ParsedIndex),
     Committed(Option<Tree<'r>>),
 }
 
 impl<'r> Source<'r> {
-    /// The index git points the hook at (`GIT_INDEX_FILE` under `git commit -a`).
+    /// The index git points the hook at (`GIT_INDEX_FILE` under `git commit -a`),
+    /// however it is stored.
     pub fn staged(repo: &Repository) -> Result<Source<'r>> {
-        match super::index_file_from_env(repo) {
-            Some(path) => Ok(Source::Staged(Index::open(&path)?)),
-            None => Ok(Source::Staged(repo.index()?)),
-        }
+        Ok(Source::Staged(super::index::read_any(repo)?))
     }
 
     pub fn committed(repo: &'r Repository) -> Result<Source<'r>> {
@@ -43,7 +42,7 @@ impl<'r> Source<'r> {
     /// The blob at `path`.
     fn blob(&self, path: &[u8]) -> Option<Oid> {
         match self {
-            Source::Staged(index) => index.get_path(repo_path(path), 0).map(|e| e.id),
+            Source::Staged(index) => index.get(path),
             Source::Committed(tree) => tree
                 .as_ref()?
                 .get_path(repo_path(path))
@@ -57,10 +56,11 @@ impl<'r> Source<'r> {
     fn toml_files(&self, repo: &Repository, dir: &[u8]) -> Vec<(Vec<u8>, Oid)> {
         let mut out: Vec<(Vec<u8>, Oid)> = match self {
             Source::Staged(index) => index
+                .entries
                 .iter()
-                .filter(|e| (e.flags >> 12) & 0x3 == 0 && e.mode & 0o170_000 == 0o100_000)
-                .filter(|e| split_dir(&e.path).0 == dir)
-                .map(|e| (split_dir(&e.path).1.to_vec(), e.id))
+                .filter(|e| !e.is_link() && !e.is_gitlink())
+                .filter(|e| split_dir(index.path(e)).0 == dir)
+                .map(|e| (split_dir(index.path(e)).1.to_vec(), e.oid))
                 .collect(),
             Source::Committed(tree) => tree
                 .as_ref()
