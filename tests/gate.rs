@@ -280,3 +280,22 @@ fn split_and_sparse_indexes_are_read() {
     let out = s.bin(&repo, &["hook", "run"]);
     assert_eq!(out.status.code(), Some(1), "sparse index: {}", stderr(&out));
 }
+
+/// Spellings that read the same to a person: bidi controls and look-alike letters
+/// inside a token, HTML character references, a gzip inside a gzip.
+#[test]
+fn disguised_spellings_are_read_as_a_person_reads_them() {
+    let cyrillic = AWS_KEY.replacen('A', "\u{410}", 1);
+    let bidi = EMAIL.replacen('@', "\u{202E}@\u{200F}", 1);
+    let entity = EMAIL.replace('@', "&#64;").replace(".com", "&period;com");
+    for text in [cyrillic, bidi, entity] {
+        commit_is_blocked(b"note.txt", format!("see {text} here\n").as_bytes());
+    }
+    let gz = |bytes: &[u8]| {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).expect("gzip");
+        e.finish().expect("gzip")
+    };
+    commit_is_blocked(b"run.jsonl.gz", &gz(&gz(&leak_json())));
+}

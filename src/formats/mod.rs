@@ -28,6 +28,8 @@ pub enum Encoding {
     Folded,
     /// Tokens wrapped across lines, joined back (see `scan::decode::unwrap_layer`).
     Unwrapped,
+    /// HTML character references decoded (`&#64;`, `&commat;`).
+    Entities,
 }
 
 /// One contiguous piece of decoded text: a JSON string or number, or a run of text.

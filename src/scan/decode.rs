@@ -152,34 +152,6 @@ pub fn percent_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     (!out.segments.is_empty()).then_some(out)
 }
 
-/// Folded copies of `unit`'s segments that hold full-width forms (U+FF01–U+FF5E, e.g.
-/// `＠`) or invisible characters (zero-width space, joiners, word joiner, BOM, soft
-/// hyphen): the text a reader sees, which is the text that leaks.
-pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let from = segment_from(unit, memchr::memchr3(0xC2, 0xE2, 0xEF, &unit.text)?);
-    let mut out = child(unit, Encoding::Folded);
-    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
-        let bytes = &unit.text[seg.start..seg.end];
-        // Every character folded here is encoded with a 0xC2, 0xE2 or 0xEF lead byte.
-        if memchr::memchr3(0xC2, 0xE2, 0xEF, bytes).is_none() {
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            continue;
-        };
-        let Some(first) = text.char_indices().find(|(_, c)| folds(*c)).map(|(i, _)| i) else {
-            continue;
-        };
-        let folded: String = text.chars().filter_map(fold).collect();
-        if folded.len() > *budget {
-            continue;
-        }
-        *budget -= folded.len();
-        push_pinned(&mut out, unit, i, seg.start + first, folded.as_bytes());
-    }
-    (!out.segments.is_empty()).then_some(out)
-}
-
 /// Shortest piece of a token that counts as wrapped when a line ends with it.
 const MIN_WRAPPED_PIECE: usize = 16;
 
@@ -261,24 +233,12 @@ fn line_break(text: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-fn folds(c: char) -> bool {
-    matches!(c, '\u{FF01}'..='\u{FF5E}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}')
-}
-
-fn fold(c: char) -> Option<char> {
-    match c {
-        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}' => None,
-        c => Some(c),
-    }
-}
-
 /// Index of the segment holding (or, on a separator, following) text position `pos`.
-fn segment_from(unit: &Unit, pos: usize) -> usize {
+pub(super) fn segment_from(unit: &Unit, pos: usize) -> usize {
     unit.segments.partition_point(|s| s.end < pos)
 }
 
-fn child(parent: &Unit, encoding: Encoding) -> Unit {
+pub(super) fn child(parent: &Unit, encoding: Encoding) -> Unit {
     Unit {
         depth: parent.depth + 1,
         encoding: Some(encoding),
@@ -286,7 +246,7 @@ fn child(parent: &Unit, encoding: Encoding) -> Unit {
     }
 }
 
-fn push_pinned(out: &mut Unit, parent: &Unit, seg: usize, at: usize, decoded: &[u8]) {
+pub(super) fn push_pinned(out: &mut Unit, parent: &Unit, seg: usize, at: usize, decoded: &[u8]) {
     let raw_start = parent.raw_offset(seg, at);
     let node = parent.segments[seg]
         .node

@@ -1,7 +1,7 @@
 //! A unit and every layer decoded out of it: base64 and percent runs, and on the file's
 //! own text the folded and the unwrapped readings.
 
-use super::decode;
+use super::{decode, disguise};
 use crate::formats::{Encoding, Unit};
 
 /// Calls `visit` on `unit`, then on each layer peeled from it, depth first. `budget`
@@ -17,9 +17,14 @@ pub(super) fn walk(unit: &Unit, budget: &mut usize, visit: &mut dyn FnMut(&Unit)
     if let Some(layer) = decode::percent_layer(unit, budget) {
         walk(&layer, budget, visit);
     }
+    if unit.encoding != Some(Encoding::Entities)
+        && let Some(layer) = disguise::entity_layer(unit, budget)
+    {
+        walk(&layer, budget, visit);
+    }
     // Folding is not an encoding a writer chooses twice: only on the file's own text.
     if unit.encoding.is_none_or(|e| e == Encoding::Plain) {
-        if let Some(layer) = decode::fold_layer(unit, budget) {
+        if let Some(layer) = disguise::fold_layer(unit, budget) {
             walk(&layer, budget, visit);
         }
         if let Some(layer) = decode::unwrap_layer(unit, budget) {

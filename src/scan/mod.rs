@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod decode;
+mod disguise;
 mod excerpt;
 pub mod file;
 pub mod gzip;

@@ -86,8 +86,11 @@ impl FileScanner<'_> {
             Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
             Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
             Some(Encoding::Unwrapped) => format!("{} (wrapped across lines)", rule.description),
+            Some(Encoding::Entities) => {
+                format!("{} (inside HTML character references)", rule.description)
+            }
             Some(Encoding::Folded) => format!(
-                "{} (disguised with full-width or invisible characters)",
+                "{} (disguised with full-width, invisible or look-alike characters)",
                 rule.description
             ),
             _ => rule.description.clone(),

@@ -1,0 +1,288 @@
+//! Spellings that look the same to a reader but not to a regex, undone as layers:
+//! full-width forms (`ｉｏｎ＠ｇｍａｉｌ`), invisible and bidi control characters
+//! (`gm\u{200b}ail`, U+202E), look-alike Cyrillic and Greek letters inside a Latin token
+//! (`АKIA…` with a Cyrillic `А`), and HTML character references (`&#64;`, `&commat;`).
+//!
+//! Only the tokens (runs between blanks) that hold such a spelling go into a layer;
+//! the rest of the segment is blanked, so a plain value beside an unrelated full-width
+//! comma is not reported a second time.
+
+use super::decode::{child, push_pinned, segment_from};
+use crate::formats::{Encoding, Unit};
+
+/// Removed: a reader does not see them.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{61C}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+    )
+}
+
+/// The Latin letter a Cyrillic or Greek one is read as, where they look alike.
+fn latin_look_alike(c: char) -> Option<char> {
+    Some(match c {
+        'А' | 'Α' => 'A',
+        'В' | 'Β' => 'B',
+        'С' | 'Ϲ' => 'C',
+        'Е' | 'Ε' => 'E',
+        'Н' | 'Η' => 'H',
+        'І' | 'Ι' => 'I',
+        'Ј' => 'J',
+        'К' | 'Κ' => 'K',
+        'М' | 'Μ' => 'M',
+        'Ν' => 'N',
+        'О' | 'Ο' => 'O',
+        'Р' | 'Ρ' => 'P',
+        'Ѕ' => 'S',
+        'Т' | 'Τ' => 'T',
+        'Х' | 'Χ' => 'X',
+        'У' | 'Υ' => 'Y',
+        'Ζ' => 'Z',
+        'а' => 'a',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' => 'e',
+        'һ' => 'h',
+        'і' => 'i',
+        'ј' => 'j',
+        'о' | 'ο' => 'o',
+        'р' | 'ρ' => 'p',
+        'ѕ' => 's',
+        'ս' => 'u',
+        'ν' => 'v',
+        'х' => 'x',
+        'у' => 'y',
+        _ => return None,
+    })
+}
+
+fn full_width(c: char) -> Option<char> {
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
+        '\u{3000}' => Some(' '),
+        _ => None,
+    }
+}
+
+/// `token` as a reader sees it, or `None` when it holds no disguise. Look-alike
+/// letters count only in a token that also holds ASCII letters or digits: Russian or
+/// Greek prose is left alone.
+fn fold_token(token: &str) -> Option<String> {
+    let latin = token.bytes().any(|b| b.is_ascii_alphanumeric());
+    let mut changed = false;
+    let mut out = String::with_capacity(token.len());
+    for c in token.chars() {
+        if is_invisible(c) {
+            changed = true;
+        } else if let Some(f) = full_width(c) {
+            changed = true;
+            out.push(f);
+        } else if let Some(l) = latin.then(|| latin_look_alike(c)).flatten() {
+            changed = true;
+            out.push(l);
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Folded copies of the segments that hold a disguised token.
+pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let first = unit.text.iter().position(|&b| b >= 0xC2)?;
+    let from = segment_from(unit, first);
+    let mut out = child(unit, Encoding::Folded);
+    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
+        let bytes = &unit.text[seg.start..seg.end];
+        if bytes.is_ascii() {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            continue;
+        };
+        let Some((at, folded)) = fold_tokens(text, fold_token) else {
+            continue;
+        };
+        if folded.len() > *budget {
+            continue;
+        }
+        *budget -= folded.len();
+        push_pinned(&mut out, unit, i, seg.start + at, folded.as_bytes());
+    }
+    (!out.segments.is_empty()).then_some(out)
+}
+
+/// `text` with each token `fold` changes replaced by its folding and every other
+/// token blanked; `None` when no token changed. Also the byte offset of the first
+/// changed token (where the layer is pinned).
+fn fold_tokens(text: &str, fold: impl Fn(&str) -> Option<String>) -> Option<(usize, String)> {
+    let mut out = String::with_capacity(text.len());
+    let mut first = None;
+    let mut rest = text;
+    let mut offset = 0;
+    while !rest.is_empty() {
+        let blank = rest
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..blank]);
+        let token_end = rest[blank..]
+            .find(char::is_whitespace)
+            .map_or(rest.len(), |e| blank + e);
+        let token = &rest[blank..token_end];
+        match fold(token) {
+            Some(f) => {
+                first.get_or_insert(offset + blank);
+                out.push_str(&f);
+            }
+            None => out.extend(std::iter::repeat_n(' ', token.chars().count())),
+        }
+        offset += token_end;
+        rest = &rest[token_end..];
+    }
+    first.map(|f| (f, out))
+}
+
+/// A named character reference a writer would use to hide an address or a path.
+fn named_entity(name: &str) -> Option<char> {
+    Some(match name {
+        "commat" => '@',
+        "period" => '.',
+        "sol" => '/',
+        "bsol" => '\\',
+        "colon" => ':',
+        "lowbar" => '_',
+        "hyphen" | "dash" => '-',
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "num" => '#',
+        "plus" => '+',
+        "equals" => '=',
+        "percnt" => '%',
+        _ => return None,
+    })
+}
+
+/// `token` with its HTML character references decoded, or `None` when it has none.
+fn decode_entities(token: &str) -> Option<String> {
+    if !token.contains('&') {
+        return None;
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut changed = false;
+    let mut rest = token;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let end = after.find(';').filter(|&e| e > 0 && e <= 10);
+        let decoded = end.and_then(|e| {
+            let body = &after[..e];
+            match body.strip_prefix('#') {
+                Some(num) => match num.strip_prefix(['x', 'X']) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => num.parse().ok(),
+                }
+                .and_then(char::from_u32),
+                None => named_entity(body),
+            }
+        });
+        match (decoded, end) {
+            (Some(c), Some(e)) => {
+                out.push(c);
+                changed = true;
+                rest = &after[e + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Copies of the segments whose tokens hold HTML character references, decoded.
+pub fn entity_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let first = memchr::memmem::find(&unit.text, b"&")?;
+    let from = segment_from(unit, first);
+    let mut out = child(unit, Encoding::Entities);
+    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
+        let bytes = &unit.text[seg.start..seg.end];
+        if memchr::memchr(b'&', bytes).is_none() || memchr::memchr(b';', bytes).is_none() {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            continue;
+        };
+        let Some((at, decoded)) = fold_tokens(text, decode_entities) else {
+            continue;
+        };
+        if decoded.len() > *budget {
+            continue;
+        }
+        *budget -= decoded.len();
+        push_pinned(&mut out, unit, i, seg.start + at, decoded.as_bytes());
+    }
+    (!out.segments.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(text: &str, f: fn(&Unit, &mut usize) -> Option<Unit>) -> Option<String> {
+        let mut unit = Unit::default();
+        unit.push_plain(text.as_bytes(), 0, None);
+        let out = f(&unit, &mut usize::MAX.clone())?;
+        Some(String::from_utf8_lossy(&out.text).trim().to_string())
+    }
+
+    #[test]
+    fn disguises_are_undone() {
+        let fold = |t: &str| layer(t, fold_layer);
+        assert_eq!(
+            fold("key \u{410}KIAZ7QW3RT5YU2IOPLM").as_deref(),
+            Some("AKIAZ7QW3RT5YU2IOPLM")
+        );
+        assert_eq!(
+            fold("mail ion\u{202E}.pop@gmail.com").as_deref(),
+            Some("ion.pop@gmail.com")
+        );
+        assert_eq!(
+            fold("ａ．ｂ＠ｇｍａｉｌ．ｃｏｍ").as_deref(),
+            Some("a.b@gmail.com")
+        );
+        assert_eq!(fold("гм\u{200F}ail").as_deref(), Some("гмail"));
+    }
+
+    #[test]
+    fn prose_in_other_scripts_and_plain_neighbours_are_left_alone() {
+        assert_eq!(layer("Привет мир, Ελληνικά", fold_layer), None);
+        // The plain address is not in the layer, only the token with the comma.
+        let folded = layer("write ion.pop@gmail.com today，ok", fold_layer).unwrap_or_default();
+        assert!(!folded.contains("gmail"), "{folded}");
+    }
+
+    #[test]
+    fn entities_are_decoded() {
+        let dec = |t: &str| layer(t, entity_layer);
+        assert_eq!(
+            dec("mail ion.pop&#64;gmail&period;com").as_deref(),
+            Some("ion.pop@gmail.com")
+        );
+        assert_eq!(dec("x&#x40;y&commat;z").as_deref(), Some("x@y@z"));
+        assert_eq!(dec("R&D; salt & pepper"), None);
+    }
+}
