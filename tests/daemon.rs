@@ -279,3 +279,25 @@ fn a_change_through_an_outside_hard_link_is_found_by_the_reconcile_walk() {
     d.signal(libc::SIGTERM);
     assert_eq!(d.wait_exit(), Some(0));
 }
+
+/// A name that is not UTF-8 is judged, reported with its bytes spelled out, and
+/// quarantined like any other.
+#[test]
+fn a_name_that_is_not_utf8_is_judged_and_quarantined() {
+    use std::os::unix::ffi::OsStrExt;
+    let mut d = Daemon::start("on_violation = \"quarantine\"\n");
+    let name = std::ffi::OsStr::from_bytes(b"odd\xff.jsonl");
+    let path = d.data().join(name);
+    std::fs::write(&path, "{\"note\": \"mail ion.popescu@gmail.com\"}\n").expect("write");
+    let shown = format!("{}/odd\\xff.jsonl", d.data().display());
+    d.wait_for("the quarantine of the odd name", || {
+        d.reports().iter().any(|r| {
+            r["quarantined"]
+                .as_array()
+                .is_some_and(|q| q.iter().any(|x| x["path"] == shown.as_str()))
+        })
+    });
+    assert!(!path.exists(), "moved out of the watched folder");
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}

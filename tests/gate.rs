@@ -299,3 +299,22 @@ fn disguised_spellings_are_read_as_a_person_reads_them() {
     };
     commit_is_blocked(b"run.jsonl.gz", &gz(&gz(&leak_json())));
 }
+
+/// A file name cannot paint the terminal or fake a line of output.
+#[test]
+fn control_characters_in_names_are_escaped_in_human_output() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let name = std::ffi::OsStr::from_bytes(b"x\x1b[8m\nALL CLEAN.txt");
+    std::fs::write(dir.path().join(name), format!("mail {EMAIL}\n")).expect("write");
+    let s = Sandbox::new();
+    let out = s.bin(
+        dir.path(),
+        &["scan", ".", "--format", "human", "--no-progress"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("x\\u{1b}[8m\\u{a}ALL CLEAN.txt"), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("ALL CLEAN")), "{text}");
+}

@@ -96,9 +96,46 @@ fn fold_token(token: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// Cyrillic and Greek: the blocks the look-alike letters come from.
+fn is_look_alike_block(c: char) -> bool {
+    matches!(c as u32, 0x0370..=0x052F)
+}
+
+/// Whether `text` holds anything [`fold_token`] would change: checked before any
+/// allocation, since accented or non-Latin prose is common and almost never disguised.
+fn may_fold(text: &str) -> bool {
+    let mut look_alike = false;
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        if is_invisible(c) || full_width(c).is_some() {
+            return true;
+        }
+        look_alike |= is_look_alike_block(c);
+    }
+    look_alike && text.bytes().any(|b| b.is_ascii_alphanumeric())
+}
+
+/// Where the first byte that is not ASCII is, eight bytes at a time.
+fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for c in &mut chunks {
+        let word = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if word & HIGH != 0 {
+            return c.iter().position(|b| !b.is_ascii()).map(|i| at + i);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|b| !b.is_ascii())
+        .map(|i| at + i)
+}
+
 /// Folded copies of the segments that hold a disguised token.
 pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let first = unit.text.iter().position(|&b| b >= 0xC2)?;
+    let first = first_non_ascii(&unit.text)?;
     let from = segment_from(unit, first);
     let mut out = child(unit, Encoding::Folded);
     for (i, seg) in unit.segments.iter().enumerate().skip(from) {
@@ -109,6 +146,9 @@ pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         let Ok(text) = std::str::from_utf8(bytes) else {
             continue;
         };
+        if !may_fold(text) {
+            continue;
+        }
         let Some((at, folded)) = fold_tokens(text, fold_token) else {
             continue;
         };
@@ -213,6 +253,18 @@ fn decode_entities(token: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// `&#` or `&name;` somewhere: checked before any allocation (a URL's `&x=1` is not).
+fn has_reference(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'&', bytes).any(|i| {
+        let rest = &bytes[i + 1..bytes.len().min(i + 12)];
+        rest.first() == Some(&b'#')
+            || rest
+                .iter()
+                .position(|&b| b == b';')
+                .is_some_and(|e| e >= 2 && rest[..e].iter().all(u8::is_ascii_alphabetic))
+    })
+}
+
 /// Copies of the segments whose tokens hold HTML character references, decoded.
 pub fn entity_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     let first = memchr::memmem::find(&unit.text, b"&")?;
@@ -220,7 +272,7 @@ pub fn entity_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     let mut out = child(unit, Encoding::Entities);
     for (i, seg) in unit.segments.iter().enumerate().skip(from) {
         let bytes = &unit.text[seg.start..seg.end];
-        if memchr::memchr(b'&', bytes).is_none() || memchr::memchr(b';', bytes).is_none() {
+        if !has_reference(bytes) {
             continue;
         }
         let Ok(text) = std::str::from_utf8(bytes) else {
