@@ -134,11 +134,22 @@ fn a_rules_folder_in_the_work_tree_changes_nothing() {
         !out.status.success(),
         "the untracked rule let the key through"
     );
-    // An unrelated TOML file in a `rules/` folder does not break clean commits.
+    // An unrelated TOML file in a `rules/` folder does not break clean commits, even
+    // when a committed config names the folder.
     std::fs::remove_file(repo.join("rules/aws.toml")).expect("rm");
+    write(&repo, "privacy-audit.toml", "[rules]\ndirs = [\"rules\"]\n");
+    s.ok(&repo, &["add", "privacy-audit.toml"]);
     write(&repo, "rules/lint.toml", "[tool]\nline-length = 99\n");
     write(&repo, "a.jsonl", CLEAN_LINE);
     s.commit_all(&repo, &["clean"]);
+    assert_eq!(s.commits(&repo), 1);
+    // A broken rule file in a named folder is an error, not skipped.
+    write(&repo, "rules/team.toml", "[[rule]]\nid = \"x\"\n");
+    write(&repo, "b.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "."]);
+    let out = s.bin(&repo, &["hook", "run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    s.ok(&repo, &["reset", "-q"]);
     assert_eq!(s.commits(&repo), 1);
 }
 

@@ -38,6 +38,16 @@ pub fn parse_rule_file(origin: &str, text: &str) -> Result<Vec<Sourced>> {
         .collect())
 }
 
+/// Whether `text` declares rules (a `rule` key or `[[rule]]` table). TOML that does
+/// not parse at all counts as a rule file when a line starts a rule, so its error is
+/// reported rather than skipped.
+fn is_rule_file(text: &str) -> bool {
+    match toml::from_str::<toml::Table>(text) {
+        Ok(table) => table.contains_key("rule"),
+        Err(_) => text.lines().any(|l| l.trim_start().starts_with("[[rule]]")),
+    }
+}
+
 /// The ids of the built-in rules.
 pub fn builtin_ids() -> Result<std::collections::HashSet<String>> {
     let mut ids = std::collections::HashSet::new();
@@ -90,6 +100,12 @@ pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
         .collect();
     let mut replaced_from: HashMap<String, String> = HashMap::new();
     for (origin, text) in operator_rule_files(config)? {
+        // Another tool's TOML in the same folder (no `[[rule]]` at all) is not ours to
+        // refuse: skipped, and said. A file that has rules must parse whole.
+        if !is_rule_file(&text) {
+            tracing::warn!(file = %origin, "not a rule file (no [[rule]] table); skipped");
+            continue;
+        }
         for sourced in parse_rule_file(&origin, &text)? {
             let id = sourced.spec.id.clone();
             match index.get(&id) {
