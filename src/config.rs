@@ -46,8 +46,8 @@ pub struct ScanConfig {
     pub fail_on: Severity,
     /// Accepted findings (`privacy-audit baseline`); a missing file is an empty baseline.
     pub baseline: PathBuf,
-    /// Kinds of file the gate could not fully judge that may still pass (see
-    /// `SkipReason::KINDS`); any other kind fails the run (exit 2).
+    /// Kinds of file `scan` and the daemon could not fully judge that may still pass
+    /// (`binary`, `too_large`, `bomb`); any other fails the run (exit 2).
     pub allow_unjudged: Vec<String>,
 }
 
@@ -58,7 +58,7 @@ impl Default for ScanConfig {
             max_file_bytes: 268_435_456,
             fail_on: Severity::Low,
             baseline: PathBuf::from(".privacy-audit-baseline.json"),
-            allow_unjudged: vec!["binary".into(), "not_regular".into(), "symlink".into()],
+            allow_unjudged: Vec::new(),
         }
     }
 }
@@ -171,12 +171,15 @@ impl Default for DaemonConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HookConfig {
     pub fail_on: Severity,
+    /// The same as `scan.allow_unjudged`, for the git doors (`hook run`, `scan-git`).
+    pub allow_unjudged: Vec<String>,
 }
 
 impl Default for HookConfig {
     fn default() -> Self {
         HookConfig {
             fail_on: Severity::Low,
+            allow_unjudged: Vec::new(),
         }
     }
 }
@@ -225,18 +228,18 @@ impl Config {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
         }
-        let kinds = crate::scan::read::SkipReason::KINDS;
-        if let Some(k) = self
-            .scan
-            .allow_unjudged
-            .iter()
-            .find(|k| !kinds.contains(&k.as_str()))
-        {
-            return Err(format!(
-                "scan.allow_unjudged: unknown kind `{}` (known: {})",
-                crate::report::guard::guard(k),
-                kinds.join(", ")
-            ));
+        let kinds = crate::scan::read::SkipReason::ALLOWABLE;
+        for (key, list) in [
+            ("scan.allow_unjudged", &self.scan.allow_unjudged),
+            ("hook.allow_unjudged", &self.hook.allow_unjudged),
+        ] {
+            if let Some(k) = list.iter().find(|k| !kinds.contains(&k.as_str())) {
+                return Err(format!(
+                    "{key}: `{}` is not a kind that may pass (those are: {})",
+                    crate::report::guard::guard(k),
+                    kinds.join(", ")
+                ));
+            }
         }
         for (i, a) in self.allow.iter().enumerate() {
             let n = i + 1;

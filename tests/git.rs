@@ -87,9 +87,17 @@ fn rename_binary_deletion_and_symlink() {
         "binary (its printable text was scanned)"
     );
     assert_eq!(report["findings"][0]["rule_id"], "email.address");
-    assert_eq!(run.status.code(), Some(1));
+    // Not judged whole: exit 2 (it outranks findings) until the config lets binary pass.
+    assert_eq!(run.status.code(), Some(2));
     write(&repo, "blob.bin", b"\x00\x01\x02binary\x00");
     s.ok(&repo, &["add", "blob.bin"]);
+    assert!(!s.git(&repo, &["commit", "-qm", "binary"]).status.success());
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[hook]\nallow_unjudged = [\"binary\"]\n",
+    );
+    s.ok(&repo, &["add", "privacy-audit.toml"]);
     s.ok(&repo, &["commit", "-qm", "binary"]);
     // A symlink's content is its target: a home path there is a finding.
     #[cfg(unix)]

@@ -83,11 +83,23 @@ fn manifest_entries_are_each_checked() {
         format!("SHA256 (a.jsonl) = {a}"),
     ];
     manifest_dataset(dir.path(), &good);
+    // The binary file is hashed whole (verify), and let pass by `scan` when allowed.
+    let cfg = home.path().join("allow-binary.toml");
+    std::fs::write(&cfg, "[scan]\nallow_unjudged = [\"binary\"]\n").expect("cfg");
+    let cfg = cfg.to_string_lossy().into_owned();
     for cmd in ["scan", "verify"] {
         let path = dir.path().to_string_lossy().into_owned();
         let r = run(
             home.path(),
-            &[cmd, "--format", "json", "--no-progress", &path],
+            &[
+                "--config",
+                &cfg,
+                cmd,
+                "--format",
+                "json",
+                "--no-progress",
+                &path,
+            ],
         );
         assert_eq!(r.code, 0, "{cmd} on a clean manifest: {}", r.stdout);
     }
@@ -485,7 +497,8 @@ fn skipped_binary_files_are_not_read_twice() {
         format!("{}\n", sha(&blob)),
     );
     let r = scan_json(home.path(), dir.path(), &["--stats", "--no-cache"]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    // Not judged whole (binary): exit 2 by default; the hash is still reused.
+    assert_eq!(r.code, 2, "{}", r.stdout);
     assert!(
         r.stderr
             .contains("hashes: 0 files (0 bytes) read to hash, 1 reused from this run"),

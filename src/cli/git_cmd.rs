@@ -26,7 +26,9 @@ fn repo_config(cli: &Cli, repo: &Repository, staged: bool) -> anyhow::Result<Con
 }
 
 fn scanner(cli: &Cli, repo: &Repository, staged: bool) -> anyhow::Result<Scanner> {
-    let config = repo_config(cli, repo, staged)?;
+    let mut config = repo_config(cli, repo, staged)?;
+    // The git doors let pass what `[hook] allow_unjudged` names.
+    config.scan.allow_unjudged = config.hook.allow_unjudged.clone();
     let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
     Ok(Scanner::new(config, rules, key)?)

@@ -196,16 +196,22 @@ impl Scanner {
         }
     }
 
-    /// Whether a skip of this kind fails the run: errors always, anything else unless
+    /// Whether a skip of this kind fails the run: errors always; symbolic links and
+    /// special files (not content) never; content not judged unless
     /// `scan.allow_unjudged` lets that kind pass.
     pub(super) fn fails(&self, reason: &SkipReason) -> bool {
-        reason.is_error()
-            || !self
+        match reason {
+            SkipReason::Symlink | SkipReason::NotRegular(_) => false,
+            // `verify` judges hashes only, and a binary file's hash is judged whole.
+            SkipReason::Binary if self.mode == Mode::Provenance => false,
+            r if r.is_error() => true,
+            r => !self
                 .config
                 .scan
                 .allow_unjudged
                 .iter()
-                .any(|k| k == reason.kind())
+                .any(|k| k == r.kind()),
+        }
     }
 
     pub(super) fn skipped(&self, rel: String, skip: Skipped) -> FileOutcome {

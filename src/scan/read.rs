@@ -43,16 +43,9 @@ impl SkipReason {
         }
     }
 
-    /// Every kind, for checking the config.
-    pub const KINDS: [&'static str; 7] = [
-        "binary",
-        "too_large",
-        "bomb",
-        "corrupt",
-        "unreadable",
-        "not_regular",
-        "symlink",
-    ];
+    /// The kinds `allow_unjudged` may name. Corrupt and unreadable files always fail;
+    /// symbolic links and special files are not content and never do.
+    pub const ALLOWABLE: [&'static str; 3] = ["binary", "too_large", "bomb"];
 }
 
 impl std::fmt::Display for SkipReason {
