@@ -46,6 +46,8 @@ pub struct ScanConfig {
     pub fail_on: Severity,
     /// Accepted findings (`privacy-audit baseline`); a missing file is an empty baseline.
     pub baseline: PathBuf,
+    /// Lowest confidence reported; lower findings are counted, not listed.
+    pub min_confidence: crate::finding::Confidence,
     /// Kinds of file `scan` and the daemon could not fully judge that may still pass
     /// (`binary`, `too_large`, `bomb`); any other fails the run (exit 2).
     pub allow_unjudged: Vec<String>,
@@ -58,6 +60,7 @@ impl Default for ScanConfig {
             max_file_bytes: 268_435_456,
             fail_on: Severity::Low,
             baseline: PathBuf::from(".privacy-audit-baseline.json"),
+            min_confidence: crate::finding::Confidence::Medium,
             allow_unjudged: Vec::new(),
         }
     }
@@ -70,12 +73,29 @@ pub struct RulesConfig {
     pub disable: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrivacyConfig {
     pub org_domains: Vec<String>,
     pub allowed_domains: Vec<String>,
     pub denylist_files: Vec<PathBuf>,
+    /// More placeholder user names and e-mail locals (findings on them are "low").
+    pub placeholders: Vec<String>,
+    /// Read this machine's accounts, host name and git e-mail: findings tied to them
+    /// are "high" whatever the vocabulary says.
+    pub machine_context: bool,
+}
+
+impl Default for PrivacyConfig {
+    fn default() -> Self {
+        PrivacyConfig {
+            org_domains: Vec::new(),
+            allowed_domains: Vec::new(),
+            denylist_files: Vec::new(),
+            placeholders: Vec::new(),
+            machine_context: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

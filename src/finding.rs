@@ -103,6 +103,42 @@ impl FromStr for Severity {
     }
 }
 
+/// How sure the scanner is that a finding is real, not how bad it would be.
+/// Placeholders, personas, sandbox paths, code and documentation examples lower it;
+/// values tied to this machine's accounts, host or git user raise it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
+impl FromStr for Confidence {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "low" => Ok(Confidence::Low),
+            "medium" => Ok(Confidence::Medium),
+            "high" => Ok(Confidence::High),
+            other => Err(format!(
+                "unknown confidence `{other}` (expected low, medium or high)"
+            )),
+        }
+    }
+}
+
 /// Where a finding sits, in the terms a person uses to open the file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Location {
@@ -127,6 +163,7 @@ pub struct Finding {
     pub rule_id: String,
     pub category: Category,
     pub severity: Severity,
+    pub confidence: Confidence,
     #[serde(flatten)]
     pub location: Location,
     /// The line around the match with every matched value on it masked.

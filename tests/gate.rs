@@ -113,6 +113,11 @@ fn a_fake_lfs_pointer_is_content() {
         "version https://git-lfs.github.com/spec/v1\next-0-x {EMAIL}\noid sha256:{oid}\nsize 1\n"
     );
     commit_is_blocked(b"model2.bin", ext.as_bytes());
+    // Even a pointer to the letter is read: a key can be an `ext-` name.
+    let named = format!(
+        "version https://git-lfs.github.com/spec/v1\next-0-{AWS_KEY} sha256:{oid}\noid sha256:{oid}\nsize 1\n"
+    );
+    commit_is_blocked(b"model3.bin", named.as_bytes());
 }
 
 #[test]
@@ -145,12 +150,11 @@ fn a_rules_folder_in_the_work_tree_changes_nothing() {
     assert_eq!(s.commits(&repo), 1);
     // A broken rule file in a named folder is an error, not skipped.
     write(&repo, "rules/team.toml", "[[rule]]\nid = \"x\"\n");
+    s.commit_all(&repo, &["broken rule", "--no-verify"]);
     write(&repo, "b.jsonl", CLEAN_LINE);
-    s.ok(&repo, &["add", "."]);
+    s.ok(&repo, &["add", "b.jsonl"]);
     let out = s.bin(&repo, &["hook", "run"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    s.ok(&repo, &["reset", "-q"]);
-    assert_eq!(s.commits(&repo), 1);
 }
 
 #[test]
@@ -328,4 +332,54 @@ fn control_characters_in_names_are_escaped_in_human_output() {
     assert!(!text.contains('\u{1b}'), "{text}");
     assert!(text.contains("x\\u{1b}[8m\\u{a}ALL CLEAN.txt"), "{text}");
     assert!(!text.lines().any(|l| l.starts_with("ALL CLEAN")), "{text}");
+}
+
+/// A byte order mark or a wide-text head is a claim the rest of the file need not
+/// keep: ASCII after a fake mark, ASCII after 8 KiB of UTF-16, UTF-16 after 8 KiB of
+/// ASCII are all read.
+#[test]
+fn a_byte_order_mark_is_not_taken_on_trust() {
+    let leak = format!("{AWS_KEY} {EMAIL}\n");
+    let mut fake_mark = vec![0xFF, 0xFE];
+    fake_mark.extend_from_slice(leak.as_bytes());
+    commit_is_blocked(b"notes.txt", &fake_mark);
+    let wide = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    let mut wide_head = vec![0xFF, 0xFE];
+    wide_head.extend(wide(&"x".repeat(5000)));
+    wide_head.extend_from_slice(leak.as_bytes());
+    commit_is_blocked(b"notes2.txt", &wide_head);
+    let mut ascii_head = "y".repeat(9000).into_bytes();
+    ascii_head.extend(wide(&leak));
+    commit_is_blocked(b"notes3.txt", &ascii_head);
+}
+
+/// A commit cannot switch the gate off for itself: a config staged (or committed in
+/// the range under review) that disables rules judges only what comes after it.
+#[test]
+fn a_config_cannot_weaken_the_gate_for_its_own_changes() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    write(&repo, "a.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["clean"]);
+    let base = s.ok(&repo, &["rev-parse", "HEAD"]);
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[rules]\ndisable = [\"secret.aws_access_key_id\", \"email.address\"]\n",
+    );
+    write(&repo, "b.jsonl", leak_json());
+    s.ok(&repo, &["add", "."]);
+    let out = s.git(&repo, &["commit", "-qm", "weaken and leak"]);
+    assert!(
+        !out.status.success(),
+        "the staged config judged its own commit"
+    );
+    s.ok(&repo, &["commit", "-qm", "weaken and leak", "--no-verify"]);
+    let range = format!("{base}..HEAD");
+    let out = s.bin(&repo, &["scan-git", "--range", &range, "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "CI judged the range with its own config"
+    );
 }

@@ -97,7 +97,10 @@ fn rename_binary_deletion_and_symlink() {
         "privacy-audit.toml",
         "[hook]\nallow_unjudged = [\"binary\"]\n",
     );
+    s.ok(&repo, &["reset", "-q", "blob.bin"]);
     s.ok(&repo, &["add", "privacy-audit.toml"]);
+    s.ok(&repo, &["commit", "-qm", "binaries may pass"]);
+    s.ok(&repo, &["add", "blob.bin"]);
     s.ok(&repo, &["commit", "-qm", "binary"]);
     // A symlink's content is its target: a home path there is a finding.
     #[cfg(unix)]
@@ -227,6 +230,10 @@ fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
         &["baseline", ".", "-o", ".privacy-audit-baseline.json"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
+    // The baseline is committed first: it applies to the commits after it, never to
+    // the one that brings it.
+    s.ok(&repo, &["add", ".privacy-audit-baseline.json"]);
+    s.ok(&repo, &["commit", "-qm", "baseline"]);
     s.commit_all(&repo, &["baselined"]);
     let run = s.bin(&repo, &["scan", "--format", "json", "."]);
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
@@ -247,10 +254,16 @@ fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
         "privacy-audit.toml",
         "[[allow]]\npath = \"new.jsonl\"\nrule = \"email.address\"\nreason = \"synthetic address for tests\"\n",
     );
-    // Only a staged config counts for a commit: an edit in the work tree is not trusted.
+    // Only a committed config counts: neither an edit in the work tree nor one staged
+    // with the commit it would let through.
     let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
     assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
     s.ok(&repo, &["add", "privacy-audit.toml"]);
+    let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    s.ok(&repo, &["reset", "-q", "new.jsonl"]);
+    s.ok(&repo, &["commit", "-qm", "allow the synthetic address"]);
+    s.ok(&repo, &["add", "new.jsonl"]);
     let run = s.bin(&repo, &["hook", "run", "--format", "json"]);
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
@@ -263,7 +276,10 @@ fn a_baseline_lets_accepted_findings_through_and_allow_needs_a_reason() {
         "privacy-audit.toml",
         "[[allow]]\npath = \"new.jsonl\"\nrule = \"email.address\"\n",
     );
+    s.ok(&repo, &["reset", "-q", "new.jsonl"]);
     s.ok(&repo, &["add", "privacy-audit.toml"]);
+    s.ok(&repo, &["commit", "-qm", "broken config"]);
+    s.ok(&repo, &["add", "new.jsonl"]);
     let run = s.bin(&repo, &["hook", "run"]);
     assert_eq!(
         run.status.code(),
@@ -526,6 +542,7 @@ fn fail_closed_corner_cases() {
         "[scan]\nmax_file_bytes = 100\n",
     );
     s.ok(&repo, &["add", "privacy-audit.toml"]);
+    s.ok(&repo, &["commit", "-qm", "limit"]);
     write(&repo, "big.jsonl", CLEAN_LINE.repeat(20));
     s.ok(&repo, &["add", "big.jsonl"]);
     let run = s.bin(&repo, &["hook", "run"]);

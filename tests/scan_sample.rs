@@ -28,7 +28,7 @@ fn sample_dataset_exact_findings() {
     let run = scan_json(home.path(), &sample_dataset(), &[]);
     assert_eq!(run.code, 1, "findings exit 1; stderr: {}", run.stderr);
     let report = run.json();
-    assert_eq!(report["schema"], "privacy-audit.report/v1");
+    assert_eq!(report["schema"], "privacy-audit.report/v2");
     assert_eq!(report["ruleset_sha256"].as_str().map(str::len), Some(64));
     let expected = vec![
         f(

@@ -9,24 +9,27 @@ use crate::report::{Format, Report};
 use crate::rules::RuleSet;
 use crate::scan::Scanner;
 use anyhow::Context;
-use git2::Repository;
+use git2::{Oid, Repository};
 use std::io::{IsTerminal, Read};
 
-/// `--config` (the operator's), else the repository's own config as git holds it
-/// (see [`trust`]): staged for a commit being made, committed for history.
-fn repo_config(cli: &Cli, repo: &Repository, staged: bool) -> anyhow::Result<Config> {
+/// `--config` (the operator's), else the repository's own config as committed in
+/// `base` — the commit the changes being judged start from (see [`trust`]), never
+/// what those changes bring: a commit cannot switch the gate off for itself.
+fn repo_config(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Config> {
     if let Some(path) = &cli.config {
         return Ok(Config::load(path)?);
     }
-    let source = match staged {
-        true => trust::Source::staged(repo)?,
-        false => trust::Source::committed(repo)?,
-    };
+    let source = trust::Source::at(repo, base);
     Ok(trust::repo_config(repo, &source)?)
 }
 
-fn scanner(cli: &Cli, repo: &Repository, staged: bool) -> anyhow::Result<Scanner> {
-    let mut config = repo_config(cli, repo, staged)?;
+/// The commit `HEAD` names, if any.
+fn head_commit(repo: &Repository) -> Option<Oid> {
+    repo.head().ok()?.peel_to_commit().ok().map(|c| c.id())
+}
+
+fn scanner(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Scanner> {
+    let mut config = repo_config(cli, repo, base)?;
     // The git doors let pass what `[hook] allow_unjudged` names.
     config.scan.allow_unjudged = config.hook.allow_unjudged.clone();
     let rules = RuleSet::load(&config)?;
@@ -38,7 +41,17 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
     let repo = gitdoor::open(Some(
         args.repo.as_deref().unwrap_or(std::path::Path::new(".")),
     ))?;
-    let scanner = scanner(cli, &repo, false)?;
+    // A range is judged with the config of where it starts.
+    let base = match args.range.as_deref().and_then(|r| r.split_once("..")) {
+        Some((from, _)) => Some(
+            repo.revparse_single(from.trim_end_matches('.'))
+                .and_then(|o| o.peel_to_commit())
+                .map_err(|e| anyhow::anyhow!("range start `{from}`: {}", e.message()))?
+                .id(),
+        ),
+        None => head_commit(&repo),
+    };
+    let scanner = scanner(cli, &repo, base)?;
     let range = match &args.range {
         Some(spec) => Range::Spec(spec),
         None => Range::All,
@@ -107,18 +120,26 @@ pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
 
 fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
     let repo = gitdoor::open(None)?;
-    let scanner = scanner(cli, &repo, !(args.pre_push || args.pre_receive))?;
+    let mut stdin = String::new();
+    if args.pre_push || args.pre_receive {
+        std::io::stdin()
+            .read_to_string(&mut stdin)
+            .context("cannot read the refs git sends on stdin")?;
+    }
+    let remote = args.git_args.first().map_or("origin", String::as_str);
+    // The config the changes start from: HEAD for a commit (the server's HEAD for
+    // pre-receive), what the remote already has for a push.
+    let base = match args.pre_push {
+        true => changes::push_base(&repo, &stdin, remote),
+        false => head_commit(&repo),
+    };
+    let scanner = scanner(cli, &repo, base)?;
     let door = GitScan {
         scanner: &scanner,
         repo: &repo,
     };
     let what = if args.pre_push || args.pre_receive {
-        let mut stdin = String::new();
-        std::io::stdin()
-            .read_to_string(&mut stdin)
-            .context("cannot read the refs git sends on stdin")?;
         let ranges = if args.pre_push {
-            let remote = args.git_args.first().map_or("origin", String::as_str);
             changes::pre_push_ranges(&stdin, remote)?
         } else {
             changes::pre_receive_ranges(&stdin)?
@@ -159,7 +180,8 @@ fn explain_block(report: &Report, rules: &RuleSet, action: &str) -> anyhow::Resu
     eprintln!(
         "\nprivacy-audit: this {action} is blocked. Fix each finding above, or accept it on purpose:\n  \
          - an [[allow]] entry in privacy-audit.toml (fingerprint, or path + rule) with a reason\n  \
-         - `privacy-audit baseline . > .privacy-audit-baseline.json` to accept every current finding"
+         - `privacy-audit baseline . > .privacy-audit-baseline.json` to accept every current finding\n\
+         Either is read from the commit the changes start from: commit it on its own first."
     );
     Ok(())
 }

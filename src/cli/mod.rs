@@ -129,6 +129,10 @@ pub struct AcceptArgs {
     /// Ignore the baseline: report every finding.
     #[arg(long, conflicts_with = "baseline")]
     pub no_baseline: bool,
+    /// Lowest confidence reported: low, medium or high (default: scan.min_confidence,
+    /// `medium`). `low` also shows placeholders, personas, sandbox paths and code.
+    #[arg(long, value_name = "LEVEL")]
+    pub min_confidence: Option<crate::finding::Confidence>,
 }
 
 #[derive(Debug, Args)]
@@ -350,6 +354,7 @@ pub(crate) fn accept(
         loaded
     };
     crate::report::suppress::Acceptance::new(baseline.as_ref(), &config.allow, key)?.apply(report);
+    report.keep_confident(args.min_confidence.unwrap_or(config.scan.min_confidence));
     Ok(())
 }
 

@@ -93,6 +93,7 @@ impl Daemon {
         mut report: Report,
     ) {
         self.setup.acceptance.apply(&mut report);
+        report.keep_confident(self.setup.config.scan.min_confidence);
         report.removed = std::mem::take(&mut self.removed);
         let reports = self.setup.dir(&self.setup.config.daemon.reports);
         if self.setup.config.daemon.on_violation == OnViolation::Quarantine {

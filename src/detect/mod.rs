@@ -7,6 +7,7 @@
 //! only inside its windows. Field-limited rules run per JSON value whose pointer they
 //! match.
 
+pub mod confidence;
 pub mod denylist;
 pub mod domains;
 mod email;
@@ -15,6 +16,7 @@ mod hostname;
 mod ip;
 pub mod keywords;
 mod local_path;
+pub mod machine;
 mod pii;
 pub mod secret;
 pub mod validators;

@@ -426,3 +426,21 @@ pub fn pushed_ids(stdin: &str) -> Vec<Oid> {
         .filter_map(|h| Oid::from_str(h).ok())
         .collect()
 }
+
+/// The commit a push starts from, whose config judges it: the remote's old tip of the
+/// first ref updated when this repository has it, else the remote's default branch.
+pub fn push_base(repo: &Repository, stdin: &str, remote: &str) -> Option<Oid> {
+    let old = stdin
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(3))
+        .filter(|h| !is_zero(h))
+        .filter_map(|h| Oid::from_str(h).ok())
+        .find(|id| repo.find_commit(*id).is_ok());
+    old.or_else(|| {
+        repo.find_reference(&format!("refs/remotes/{remote}/HEAD"))
+            .ok()?
+            .peel_to_commit()
+            .ok()
+            .map(|c| c.id())
+    })
+}

@@ -139,49 +139,6 @@ pub fn ls_files(repo: &Repository) -> std::result::Result<ParsedIndex, String> {
     ParsedIndex::from_ls_files(&out.stdout).ok_or_else(|| "unexpected git ls-files output".into())
 }
 
-/// The staged entries however the index is stored: this reader, else libgit2, else
-/// git's own reading (split and sparse indexes, which libgit2 refuses). Fails only
-/// when none of them can read it, saying why each could not.
-pub fn read_any(repo: &Repository) -> Result<ParsedIndex> {
-    if let Some(p) = parsed(repo)? {
-        return Ok(p);
-    }
-    let libgit2 = match repo.index() {
-        Ok(index) => return Ok(ParsedIndex::from_git2(&index)),
-        Err(e) => e.message().to_string(),
-    };
-    ls_files(repo).map_err(|why| {
-        Error::Git(format!(
-            "cannot read the index: libgit2 says {libgit2}; and git's own reading failed: {why}"
-        ))
-    })
-}
-
-impl ParsedIndex {
-    /// libgit2's stage-0 entries, in its (path) order.
-    pub fn from_git2(index: &git2::Index) -> ParsedIndex {
-        let mut out = ParsedIndex::default();
-        for e in index.iter() {
-            if (e.flags >> 12) & 0x3 != 0 || e.flags_extended & EXT_INTENT_TO_ADD != 0 {
-                continue;
-            }
-            let (Ok(begin), Ok(end)) = (
-                u32::try_from(out.paths.len()),
-                u32::try_from(out.paths.len() + e.path.len()),
-            ) else {
-                break;
-            };
-            out.paths.extend_from_slice(&e.path);
-            out.entries.push(IndexEntry {
-                path: (begin, end),
-                oid: e.id,
-                mode: e.mode,
-            });
-        }
-        out
-    }
-}
-
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,

@@ -294,12 +294,25 @@ impl GitScan<'_> {
             let content = blob.content();
             let shown = b.shown();
             if is_lfs_pointer(content) {
+                // The pointer's own text is still read: its `ext-` names and size are
+                // free text a value could ride in.
+                let outcome = self
+                    .scanner
+                    .scan_blob_as(&shown, "pointer", content.to_vec());
+                let mut found = outcome.findings;
+                for f in &mut found {
+                    f.commit = b.commit.map(|c| c.to_string());
+                }
+                findings.extend(found);
                 files.push(FileRecord {
-                    path: shown,
+                    path: outcome.record.path,
                     sha256: Some(crate::hex::encode(&Sha256::digest(content))),
                     bytes: content.len() as u64,
                     status: FileStatus::Skipped,
-                    reason: Some("git LFS pointer: the content is not in git".into()),
+                    reason: Some(
+                        "git LFS pointer: the content is not in git (the pointer was scanned)"
+                            .into(),
+                    ),
                     error: false,
                 });
                 continue;

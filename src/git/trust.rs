@@ -1,80 +1,61 @@
 //! Which configuration and rules a git door trusts. Not the work tree: an untracked
 //! `rules/` folder or an edited config there would let anyone who can write a file
-//! switch the gate off. A commit being made is judged with the config and rule files
-//! it stages (what reviewers will see committed); history (`scan-git`, pre-push,
-//! pre-receive) with those of `HEAD`. Rule folders are read only when that config
+//! switch the gate off. Nor what is being judged: a commit that stages a config
+//! disabling a rule must not be judged by that config. Changes are judged with the
+//! config, baseline and rule files committed where they start: `HEAD` for a commit
+//! (and the server's `HEAD` for pre-receive), the remote's tip for a push, `A` for
+//! `scan-git --range A..B`. Rule folders are read only when that config
 //! names them; a folder outside the repository (an absolute path) is the machine's,
 //! put there by its operator, and is read from disk.
 
-use super::changes::{repo_path, split_dir};
-use super::index::ParsedIndex;
+use super::changes::repo_path;
 use crate::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
 use crate::error::{Error, Result};
 use crate::report::guard::path_text;
 use git2::{ObjectType, Oid, Repository, Tree};
 
-/// Where the repository's own files are read from.
-pub enum Source<'r> {
-    Staged(ParsedIndex),
-    Committed(Option<Tree<'r>>),
-}
+/// Where the repository's own files are read from: the tree of the commit the
+/// changes being judged start from (none: the built-in defaults).
+pub struct Source<'r>(Option<Tree<'r>>);
 
 impl<'r> Source<'r> {
-    /// The index git points the hook at (`GIT_INDEX_FILE` under `git commit -a`),
-    /// however it is stored.
-    pub fn staged(repo: &Repository) -> Result<Source<'r>> {
-        Ok(Source::Staged(super::index::read_any(repo)?))
-    }
-
-    pub fn committed(repo: &'r Repository) -> Result<Source<'r>> {
-        Ok(Source::Committed(
-            repo.head().ok().and_then(|h| h.peel_to_tree().ok()),
-        ))
+    pub fn at(repo: &'r Repository, commit: Option<Oid>) -> Source<'r> {
+        Source(
+            commit
+                .and_then(|id| repo.find_commit(id).ok())
+                .and_then(|c| c.tree().ok()),
+        )
     }
 
     fn label(&self) -> &'static str {
-        match self {
-            Source::Staged(_) => "staged",
-            Source::Committed(_) => "HEAD",
-        }
+        "committed"
     }
 
     /// The blob at `path`.
     fn blob(&self, path: &[u8]) -> Option<Oid> {
-        match self {
-            Source::Staged(index) => index.get(path),
-            Source::Committed(tree) => tree
-                .as_ref()?
-                .get_path(repo_path(path))
-                .ok()
-                .filter(|e| e.kind() == Some(ObjectType::Blob))
-                .map(|e| e.id()),
-        }
+        self.0
+            .as_ref()?
+            .get_path(repo_path(path))
+            .ok()
+            .filter(|e| e.kind() == Some(ObjectType::Blob))
+            .map(|e| e.id())
     }
 
     /// The `*.toml` blobs directly in folder `dir`, by name.
     fn toml_files(&self, repo: &Repository, dir: &[u8]) -> Vec<(Vec<u8>, Oid)> {
-        let mut out: Vec<(Vec<u8>, Oid)> = match self {
-            Source::Staged(index) => index
-                .entries
-                .iter()
-                .filter(|e| !e.is_link() && !e.is_gitlink())
-                .filter(|e| split_dir(index.path(e)).0 == dir)
-                .map(|e| (split_dir(index.path(e)).1.to_vec(), e.oid))
-                .collect(),
-            Source::Committed(tree) => tree
-                .as_ref()
-                .and_then(|t| t.get_path(repo_path(dir)).ok())
-                .and_then(|e| e.to_object(repo).ok())
-                .and_then(|o| o.into_tree().ok())
-                .map(|t| {
-                    t.iter()
-                        .filter(|e| e.kind() == Some(ObjectType::Blob))
-                        .map(|e| (e.name_bytes().to_vec(), e.id()))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        };
+        let mut out: Vec<(Vec<u8>, Oid)> = self
+            .0
+            .as_ref()
+            .and_then(|t| t.get_path(repo_path(dir)).ok())
+            .and_then(|e| e.to_object(repo).ok())
+            .and_then(|o| o.into_tree().ok())
+            .map(|t| {
+                t.iter()
+                    .filter(|e| e.kind() == Some(ObjectType::Blob))
+                    .map(|e| (e.name_bytes().to_vec(), e.id()))
+                    .collect()
+            })
+            .unwrap_or_default();
         out.retain(|(name, _)| name.ends_with(b".toml"));
         out.sort();
         out

@@ -185,6 +185,7 @@ impl Verifier<'_> {
                 rule_id: rule.id.clone(),
                 category: rule.category,
                 severity: rule.severity,
+                confidence: crate::finding::Confidence::High,
                 location: Location {
                     path: manifest.to_string(),
                     line: None,
@@ -224,6 +225,7 @@ pub fn claim_finding(
         rule_id: rule.id.clone(),
         category: rule.category,
         severity: rule.severity,
+        confidence: crate::finding::Confidence::High,
         location: Location {
             path: claim.claimant.clone(),
             line: claim.line,

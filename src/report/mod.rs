@@ -14,7 +14,7 @@ use crate::finding::Finding;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const REPORT_SCHEMA: &str = "privacy-audit.report/v1";
+pub const REPORT_SCHEMA: &str = "privacy-audit.report/v2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,6 +65,9 @@ pub struct Summary {
     /// Findings accepted by `[[allow]]` entries; they do not fail the run.
     #[serde(skip_serializing_if = "is_zero")]
     pub allowed: usize,
+    /// Findings below `min_confidence`: counted, not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub below_min_confidence: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -147,6 +150,7 @@ impl Report {
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             baselined: 0,
             allowed: 0,
+            below_min_confidence: 0,
         };
         Report {
             schema: REPORT_SCHEMA,
@@ -164,6 +168,14 @@ impl Report {
             removed: Vec::new(),
             quarantined: Vec::new(),
         }
+    }
+
+    /// Drops the findings less sure than `min`, counting them in the summary.
+    pub fn keep_confident(&mut self, min: crate::finding::Confidence) {
+        let before = self.findings.len();
+        self.findings.retain(|f| f.confidence >= min);
+        self.summary.below_min_confidence += before - self.findings.len();
+        self.recount();
     }
 
     /// Sorts and counts again after files and findings were added.

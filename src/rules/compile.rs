@@ -101,6 +101,8 @@ pub struct RuleSet {
     /// Built-in rules replaced by an operator's rule file: `(id, file)`, told on every
     /// run so a weakened rule is never silent.
     pub replaced: Vec<(String, String)>,
+    /// What confidence is judged against: the placeholder vocabulary and this machine.
+    pub knowledge: crate::detect::confidence::Knowledge,
     /// Search state handed from file to file, so regex caches warm up once per thread
     /// rather than once per file; taken and returned once per file, never per match.
     scratch: Mutex<Vec<Scratch>>,
@@ -130,6 +132,14 @@ impl RuleSet {
         }
         let mut set = RuleSet::compile(specs, domains, denylist)?;
         set.replaced = replaced;
+        set.knowledge = crate::detect::confidence::Knowledge {
+            vocabulary: crate::detect::confidence::Vocabulary::load(&config.privacy.placeholders),
+            machine: if config.privacy.machine_context {
+                crate::detect::machine::Machine::discover()
+            } else {
+                crate::detect::machine::Machine::default()
+            },
+        };
         Ok(set)
     }
 
@@ -228,6 +238,7 @@ impl RuleSet {
             keyword_owners,
             field_rules,
             replaced: Vec::new(),
+            knowledge: Default::default(),
             sha256: crate::hex::encode(&hasher.finalize()),
             scratch: Mutex::new(Vec::new()),
         })

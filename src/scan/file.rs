@@ -104,6 +104,12 @@ impl<'a> FileScanner<'a> {
         }
     }
 
+    /// A scanner of the same file with privacy detection only (no audit): for a second
+    /// reading of the same bytes.
+    pub fn plain_copy(&self) -> FileScanner<'a> {
+        FileScanner::new(self.rules, self.key, self.rel).with_audit(None, self.content)
+    }
+
     /// Adds provenance and format auditing; `content: false` leaves privacy detection out.
     pub fn with_audit(mut self, audit: Option<FileAudit<'a>>, content: bool) -> Self {
         self.audit = audit;

@@ -65,6 +65,7 @@ impl Scanner {
                     rule_id: rule.id.clone(),
                     category: rule.category,
                     severity: rule.severity,
+                    confidence: crate::finding::Confidence::High,
                     location: Location {
                         path: shown.clone(),
                         line: None,

@@ -173,6 +173,32 @@ impl Scanner {
         text: &[u8],
         depth: u8,
     ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
+        // A byte order mark or a NUL anywhere is a claim about the bytes that the bytes
+        // need not keep (`\xff\xfe` before ASCII; UTF-16 past the first 8 KiB): the
+        // file is also read with NULs dropped, and what that reading adds is kept.
+        let second = sniff::needs_second_reading(text).then(|| scanner.plain_copy());
+        let (mut findings, claims, note) = self.judge_first(scanner, name, text, depth);
+        if let Some(plain) = second {
+            let (more, _) = plain.run_text(&sniff::nul_free_view(text));
+            let seen: std::collections::HashSet<(String, String)> = findings
+                .iter()
+                .map(|f| (f.rule_id.clone(), f.fingerprint.0.clone()))
+                .collect();
+            findings.extend(
+                more.into_iter()
+                    .filter(|f| !seen.contains(&(f.rule_id.clone(), f.fingerprint.0.clone()))),
+            );
+        }
+        (findings, claims, note)
+    }
+
+    fn judge_first(
+        &self,
+        scanner: file::FileScanner<'_>,
+        name: &str,
+        text: &[u8],
+        depth: u8,
+    ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
         match sniff::sniff(text) {
             Sniff::Text => {
                 let (f, c) = scanner.run(name, text);

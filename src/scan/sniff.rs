@@ -109,6 +109,19 @@ pub fn printable_view(bytes: &[u8]) -> Vec<u8> {
         .collect()
 }
 
+/// Whether the bytes make a claim the gate should not take on trust: a byte order
+/// mark, or a NUL byte anywhere.
+pub fn needs_second_reading(bytes: &[u8]) -> bool {
+    matches!(sniff(bytes), Sniff::Wide(_, mark) if mark > 0) || memchr::memchr(0, bytes).is_some()
+}
+
+/// The bytes with every NUL dropped, then as [`printable_view`]: ASCII written as
+/// UTF-16 or UTF-32 (anywhere in a file, whatever its head says) reads as ASCII.
+pub fn nul_free_view(bytes: &[u8]) -> Vec<u8> {
+    let kept: Vec<u8> = bytes.iter().copied().filter(|&b| b != 0).collect();
+    printable_view(&kept)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,8 @@
 
 use super::FileScanner;
 use crate::detect::RawMatch;
-use crate::finding::{Finding, Fingerprint, Location};
+use crate::detect::confidence::{self, Context};
+use crate::finding::{Confidence, Finding, Fingerprint, Location};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
 use crate::rules::Rule;
@@ -79,9 +80,9 @@ impl FileScanner<'_> {
             return;
         }
         self.placed.insert((m.rule, line, column));
-        let pointer = unit.segments[m.seg]
-            .node
-            .map(|n| mask_in_pointer(&unit.paths.pointer(n), sorted));
+        let raw_pointer = unit.segments[m.seg].node.map(|n| unit.paths.pointer(n));
+        let confidence = self.confidence(unit, m, raw_pointer.as_deref());
+        let pointer = raw_pointer.map(|p| mask_in_pointer(&p, sorted));
         let message = match unit.encoding {
             Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
             Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
@@ -96,14 +97,35 @@ impl FileScanner<'_> {
             _ => rule.description.clone(),
         };
         let excerpt = excerpt(unit, m, sorted, self.rules);
-        self.push(rule, (line, column), pointer, excerpt, fingerprint, message);
+        let place = (line, column, confidence);
+        self.push(rule, place, pointer, excerpt, fingerprint, message);
+    }
+
+    /// How sure this match is (see [`crate::detect::confidence`]): its value, up to 64
+    /// bytes on each side within its segment, and the key it sits under.
+    fn confidence(&self, unit: &Unit, m: &RawMatch, pointer: Option<&str>) -> Confidence {
+        let rule = &self.rules.rules[m.rule];
+        let seg = &unit.segments[m.seg];
+        let before = &unit.text[m.start.saturating_sub(64).max(seg.start)..m.start];
+        let after = &unit.text[m.end..(m.end + 64).min(seg.end).max(m.end)];
+        let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
+        let key = pointer.and_then(|p| p.rsplit('/').next());
+        let cx = Context {
+            rule_id: &rule.id,
+            category: rule.category,
+            value: &value,
+            before,
+            after,
+            key,
+        };
+        confidence::judge(&cx, &self.rules.knowledge)
     }
 
     /// A finding of `rule` at `place` (line, column) of this file.
     fn push(
         &mut self,
         rule: &Rule,
-        place: (u32, u32),
+        place: (u32, u32, Confidence),
         json_pointer: Option<String>,
         excerpt: String,
         fingerprint: Fingerprint,
@@ -113,6 +135,7 @@ impl FileScanner<'_> {
             rule_id: rule.id.clone(),
             category: rule.category,
             severity: rule.severity,
+            confidence: place.2,
             location: Location {
                 path: self.rel.to_string(),
                 line: Some(place.0),
@@ -149,7 +172,8 @@ impl FileScanner<'_> {
         let Some(rule) = self.rules.check(check) else {
             return;
         };
-        let place = self.locate(text, offset);
+        let (line, column) = self.locate(text, offset);
+        let place = (line, column, Confidence::High);
         let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
         let fingerprint = self.key.fingerprint(&rule.id, value.as_bytes());
         let message = rule.description.clone();

@@ -1,0 +1,455 @@
+//! How sure a finding is: one model for every category, from small signals each
+//! tested on its own. *Whose value is it?* — a placeholder or persona from the shared
+//! vocabulary (`rules/vocabulary/placeholders.toml`) lowers it, this machine's own
+//! accounts, host or git user raise it. *Is it a place?* — a path names a person or a
+//! private machine only through a user segment; a sandbox or system path has none.
+//! *Is it code or an example?* — an identifier, call or variable reference rather than
+//! a literal, or digits that are part of a decimal fraction, lower it.
+
+use super::machine::Machine;
+use crate::finding::{Category, Confidence};
+use serde::Deserialize;
+use std::collections::HashSet;
+
+/// The placeholder vocabulary, lowercased.
+#[derive(Debug, Default, Clone)]
+pub struct Vocabulary {
+    users: HashSet<String>,
+    sandbox_roots: Vec<String>,
+    domains: HashSet<String>,
+    locals: HashSet<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VocabularyFile {
+    users: Vec<String>,
+    sandbox_roots: Vec<String>,
+    domains: Vec<String>,
+    locals: Vec<String>,
+}
+
+const BUILTIN_VOCABULARY: &str = include_str!("../../rules/vocabulary/placeholders.toml");
+
+impl Vocabulary {
+    /// The shipped vocabulary plus `extra` words (users and e-mail locals alike).
+    pub fn load(extra: &[String]) -> Vocabulary {
+        // The shipped file is checked by a test; a parse failure here cannot happen in
+        // a released binary, and would only make every finding medium.
+        let file: Option<VocabularyFile> = toml::from_str(BUILTIN_VOCABULARY).ok();
+        let lower = |v: &[String]| {
+            v.iter()
+                .map(|s| s.to_ascii_lowercase())
+                .collect::<HashSet<_>>()
+        };
+        let Some(f) = file else {
+            return Vocabulary::default();
+        };
+        let mut v = Vocabulary {
+            users: lower(&f.users),
+            sandbox_roots: f.sandbox_roots,
+            domains: lower(&f.domains),
+            locals: lower(&f.locals),
+        };
+        for w in extra {
+            v.users.insert(w.to_ascii_lowercase());
+            v.locals.insert(w.to_ascii_lowercase());
+        }
+        v
+    }
+}
+
+/// Everything the judgement reads besides the match.
+#[derive(Debug, Default, Clone)]
+pub struct Knowledge {
+    pub vocabulary: Vocabulary,
+    pub machine: Machine,
+}
+
+/// A match and what surrounds it in its segment.
+pub struct Context<'a> {
+    pub rule_id: &'a str,
+    pub category: Category,
+    pub value: &'a str,
+    pub before: &'a [u8],
+    pub after: &'a [u8],
+    /// The JSON key the value sits under, when there is one.
+    pub key: Option<&'a str>,
+}
+
+pub fn judge(cx: &Context<'_>, k: &Knowledge) -> Confidence {
+    match cx.category {
+        Category::LocalPath => path(cx.value, k),
+        Category::Email => email(cx.value, k),
+        Category::Pii => number(cx),
+        Category::IpAddress => ip(cx),
+        Category::Hostname => host(cx, k),
+        Category::Secret if cx.rule_id.ends_with("password_assignment") => password(cx.value),
+        // Secrets with a provider's shape, captures, denylisted terms: as sure as the
+        // rule is.
+        _ => Confidence::High,
+    }
+}
+
+/// Looks like a template slot rather than a value: `<user>`, `$USER`, `%USERNAME%`,
+/// `{user}`, `YourUsername`.
+fn is_template(s: &str) -> bool {
+    s.contains(['<', '>', '$', '%', '{', '}', '*', '…'])
+        || s.to_ascii_lowercase().starts_with("your")
+        || s.chars().all(|c| c == 'x' || c == 'X' || c == '.')
+}
+
+/// The user segment of a path, in any of the shapes one takes.
+pub fn user_of(path: &str) -> Option<&str> {
+    let p = path
+        .strip_prefix("file://")
+        .map(|r| r.strip_prefix("localhost").unwrap_or(r))
+        .unwrap_or(path);
+    for marker in ["__home__", "__Users__"] {
+        if let Some(i) = p.find(marker) {
+            let rest = &p[i + marker.len()..];
+            return rest.split("__").next().filter(|u| !u.is_empty());
+        }
+    }
+    if let Some(rest) = p.strip_prefix('~') {
+        return rest.split('/').next().filter(|u| !u.is_empty());
+    }
+    let parts: Vec<&str> = p.split(['/', '\\']).filter(|s| !s.is_empty()).collect();
+    parts.windows(2).find_map(|w| {
+        let home = w[0].eq_ignore_ascii_case("home")
+            || w[0] == "Users"
+            || w[0].eq_ignore_ascii_case("users");
+        home.then_some(w[1])
+    })
+}
+
+fn path(value: &str, k: &Knowledge) -> Confidence {
+    // Regex syntax, not a path: `(?!C:\\)`, `\\.\d{1,3}`.
+    if value.contains("\\d")
+        || value.contains("(?")
+        || value.contains("\\.")
+        || value.contains("[^")
+    {
+        return Confidence::Low;
+    }
+    if let Some(user) = user_of(value) {
+        if k.machine.is_user(user) {
+            return Confidence::High;
+        }
+        let lower = user.to_ascii_lowercase();
+        // A file, not a folder (`/home/info.txt`), or a placeholder or persona.
+        let is_file = user.contains('.')
+            && !user.contains("..")
+            && user
+                .rsplit('.')
+                .next()
+                .is_some_and(|e| e.len() <= 4 && e.chars().all(|c| c.is_ascii_alphabetic()));
+        if is_file || is_template(user) || k.vocabulary.users.contains(&lower) {
+            return Confidence::Low;
+        }
+        return Confidence::Medium;
+    }
+    // No user segment: a sandbox or system folder names nobody; another root may be
+    // an organisation's own (`/corp/finance/...`).
+    let trimmed = value.strip_prefix("file://").unwrap_or(value);
+    if trimmed.starts_with('/') {
+        let sandbox = k.vocabulary.sandbox_roots.iter().any(|r| {
+            trimmed
+                .strip_prefix(r.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        });
+        return if sandbox {
+            Confidence::Low
+        } else {
+            Confidence::Medium
+        };
+    }
+    // A UNC share names a host: a placeholder one is low.
+    if let Some(rest) = value.strip_prefix("\\\\") {
+        let host = rest
+            .split('\\')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let generic = [
+            "server",
+            "host",
+            "computer",
+            "machine",
+            "localhost",
+            "nas",
+            "fileserver",
+            "share",
+            "pc",
+            ".",
+        ];
+        let placeholder = generic.iter().any(|g| host.starts_with(g)) || is_template(&host);
+        return if placeholder {
+            Confidence::Low
+        } else {
+            Confidence::Medium
+        };
+    }
+    // A Windows path outside `Users`: a person only when its first folder reads as a
+    // name (`E:\First Last\...`).
+    let first = value
+        .get(3..)
+        .unwrap_or_default()
+        .split(['\\', '/'])
+        .next()
+        .unwrap_or_default();
+    let words: Vec<&str> = first.split(' ').collect();
+    let named = words.len() >= 2
+        && words.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().skip(1).all(char::is_lowercase)
+        });
+    if named {
+        Confidence::Medium
+    } else {
+        Confidence::Low
+    }
+}
+
+fn email(value: &str, k: &Knowledge) -> Confidence {
+    let lower = value.to_ascii_lowercase();
+    if k.machine.emails.contains(&lower) {
+        return Confidence::High;
+    }
+    let Some((local, domain)) = lower.rsplit_once('@') else {
+        return Confidence::Medium;
+    };
+    if k.vocabulary.domains.contains(domain)
+        || k.vocabulary.locals.contains(local)
+        || is_template(local)
+    {
+        return Confidence::Low;
+    }
+    Confidence::Medium
+}
+
+/// Digits that are a decimal fraction's, a version's or a date's, not a number of
+/// their own.
+fn number(cx: &Context<'_>) -> Confidence {
+    let b = cx.before;
+    let fraction = b.last() == Some(&b'.') && b.len() >= 2 && b[b.len() - 2].is_ascii_digit();
+    let continues =
+        cx.after.first() == Some(&b'.') && cx.after.get(1).is_some_and(u8::is_ascii_digit);
+    if fraction || continues {
+        return Confidence::Low;
+    }
+    let digits: String = cx.value.chars().filter(char::is_ascii_digit).collect();
+    // North-American fictional numbers (555-0100..0199, and 555 exchanges in fiction)
+    // and templates of zeros.
+    let fictional = digits.len() >= 10 && digits[digits.len() - 7..].starts_with("555");
+    let zeros = digits.chars().filter(|&c| c == '0').count() * 10 >= digits.len() * 7;
+    if fictional || zeros || key_says_not_personal(cx.key) {
+        return Confidence::Low;
+    }
+    Confidence::Medium
+}
+
+/// Keys under which a number is a measurement or an identifier, not personal data.
+fn key_says_not_personal(key: Option<&str>) -> bool {
+    let Some(key) = key else { return false };
+    let k = key.to_ascii_lowercase();
+    [
+        "id", "sha", "hash", "version", "latency", "score", "time", "duration", "count", "seed",
+        "step", "index", "token", "cost", "size", "mean", "std", "loss",
+    ]
+    .iter()
+    .any(|w| k == *w || k.ends_with(&format!("_{w}")) || k.starts_with(&format!("{w}_")))
+}
+
+fn ip(cx: &Context<'_>) -> Confidence {
+    let b = cx.before;
+    // `brotlicffi-1.0.9.2`, `v1.2.3.4`, `EC 6.5.1.1`: a version or a catalogue number.
+    let versioned = b
+        .last()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'='))
+        || b.ends_with(b"EC ")
+        || b.ends_with(b"version ");
+    let octets: Vec<u32> = cx.value.split('.').filter_map(|o| o.parse().ok()).collect();
+    let small = octets.len() == 4 && octets.iter().all(|&o| o < 10);
+    // Router defaults every tutorial shows.
+    let default = matches!(
+        cx.value,
+        "192.168.0.1" | "192.168.1.1" | "192.168.1.254" | "10.0.0.1" | "10.0.0.138"
+    );
+    if versioned || small || default {
+        Confidence::Low
+    } else {
+        Confidence::Medium
+    }
+}
+
+fn host(cx: &Context<'_>, k: &Knowledge) -> Confidence {
+    let lower = cx.value.to_ascii_lowercase();
+    if k.machine.hosts.contains(&lower)
+        || lower
+            .split('.')
+            .next()
+            .is_some_and(|h| k.machine.hosts.contains(h))
+    {
+        return Confidence::High;
+    }
+    // `threading.local()`, `game.players.local`: code, not a host.
+    let call = cx.after.first() == Some(&b'(');
+    let code = lower.split('.').any(|l| {
+        [
+            "self",
+            "this",
+            "threading",
+            "jax",
+            "np",
+            "torch",
+            "os",
+            "sys",
+        ]
+        .contains(&l)
+    });
+    if call || code || lower == "host.docker.internal" || lower.ends_with(".docker.internal") {
+        return Confidence::Low;
+    }
+    Confidence::Medium
+}
+
+/// `password = db.Column(...)`, `password=hashed_password`, `--password=%X%`, prose:
+/// code and templates rather than a literal secret.
+fn password(value: &str) -> Confidence {
+    let v = value.trim_matches(|c| c == '"' || c == '\'');
+    let identifier = v
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+        && v.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && !v.chars().any(|c| c.is_ascii_digit())
+        && (v.contains('_') || v.contains('.') || v.chars().all(|c| c.is_ascii_lowercase()));
+    let call = v.contains('(');
+    let reference =
+        v.starts_with(['$', '%', '{', '<', '@']) || v.contains("${") || v.contains("{{");
+    let prose = v.chars().next().is_some_and(char::is_uppercase)
+        && v[1..].chars().all(|c| c.is_ascii_lowercase())
+        && v.len() <= 12;
+    if identifier || call || reference || prose {
+        Confidence::Low
+    } else {
+        Confidence::Medium
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k() -> Knowledge {
+        Knowledge {
+            vocabulary: Vocabulary::load(&[]),
+            machine: Machine::default(),
+        }
+    }
+
+    fn cx<'a>(
+        category: Category,
+        rule_id: &'a str,
+        value: &'a str,
+        before: &'a str,
+        after: &'a str,
+    ) -> Context<'a> {
+        Context {
+            rule_id,
+            category,
+            value,
+            before: before.as_bytes(),
+            after: after.as_bytes(),
+            key: None,
+        }
+    }
+
+    #[test]
+    fn the_vocabulary_ships() {
+        assert!(toml::from_str::<VocabularyFile>(BUILTIN_VOCABULARY).is_ok());
+        assert!(k().vocabulary.users.contains("ubuntu"));
+    }
+
+    #[test]
+    fn paths_name_people_only_through_a_user_segment() {
+        let k = k();
+        let p = |v| path(v, &k);
+        assert_eq!(p("/home/ana.popescu/runs/x.json"), Confidence::Medium);
+        assert_eq!(p("/Users/tsadhwani/code/x.py"), Confidence::Medium);
+        assert_eq!(p("/__home__ana__LLM_CTF__x"), Confidence::Medium);
+        assert_eq!(
+            p("/__Users__tsadhwani__LLM_CTF_Database__x"),
+            Confidence::Medium
+        );
+        for low in [
+            "/home/user/x",
+            "/home/ubuntu/.cache",
+            "/root/miniconda3/bin",
+            "/workspace/repo/src",
+            "/opt/miniconda3/envs/testbed/lib",
+            "/testbed/x.py",
+            "/home/info.txt",
+            "/Users/<YourUsername>/x",
+            "C:\\Users\\<YourUsername>\\x",
+            "(?!C:\\\\)",
+            "\\\\computer1\\sharedFolder",
+            "D:\\projects\\src\\foo.py",
+        ] {
+            assert_eq!(p(low), Confidence::Low, "{low}");
+        }
+        assert_eq!(p("E:\\Ana Popescu\\notes.txt"), Confidence::Medium);
+        let mut mine = k.clone();
+        mine.machine.users.insert("user".into());
+        assert_eq!(
+            path("/home/user/x", &mine),
+            Confidence::High,
+            "this machine's account"
+        );
+    }
+
+    #[test]
+    fn placeholder_addresses_and_code_are_low() {
+        let k = k();
+        assert_eq!(email("ana.popescu@gmail.com", &k), Confidence::Medium);
+        assert_eq!(email("john.doe@gmail.com", &k), Confidence::Low);
+        assert_eq!(email("bob@email.com", &k), Confidence::Low);
+        for v in [
+            "db.Column(db.String(128))",
+            "hashed_password",
+            "generate_password(8)",
+            "%MYSQL_ROOT_PASSWORD",
+            "Create",
+        ] {
+            assert_eq!(password(v), Confidence::Low, "{v}");
+        }
+        assert_eq!(password("Tr0ub4dor&3x"), Confidence::Medium);
+    }
+
+    #[test]
+    fn numbers_inside_fractions_versions_and_fiction_are_low() {
+        let c = |v, b, a| number(&cx(Category::Pii, "pii.payment_card", v, b, a));
+        assert_eq!(c("26032206951553", "14.", ""), Confidence::Low);
+        assert_eq!(c("2423222541809082", "0.", ""), Confidence::Low);
+        assert_eq!(c("4111111111111111", "card ", " "), Confidence::Medium);
+        let phone = |v| number(&cx(Category::Pii, "pii.phone_national", v, " ", " "));
+        assert_eq!(phone("(555) 555-0123"), Confidence::Low);
+        assert_eq!(phone("+1 (000) 000-0000"), Confidence::Low);
+        let ipv4 = |v, b| ip(&cx(Category::IpAddress, "ip.v4", v, b, ""));
+        assert_eq!(ipv4("1.0.9.2", "brotlicffi-"), Confidence::Low);
+        assert_eq!(ipv4("192.168.1.1", "router at "), Confidence::Low);
+        assert_eq!(ipv4("6.5.1.1", "EC "), Confidence::Low);
+        assert_eq!(ipv4("10.42.7.19", "peer "), Confidence::Medium);
+        let h = |v, a| {
+            host(
+                &cx(Category::Hostname, "hostname.internal", v, " ", a),
+                &k(),
+            )
+        };
+        assert_eq!(h("threading.local", "()"), Confidence::Low);
+        assert_eq!(h("host.docker.internal", ":8080"), Confidence::Low);
+        assert_eq!(h("gpu-17.ml.internal", " "), Confidence::Medium);
+    }
+}
