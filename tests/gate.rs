@@ -383,3 +383,37 @@ fn a_config_cannot_weaken_the_gate_for_its_own_changes() {
         "CI judged the range with its own config"
     );
 }
+
+/// Values in names: behind any extension, in a folder's name, disguised.
+#[test]
+fn names_are_judged_in_every_component_and_reading() {
+    let full_width: String = EMAIL
+        .chars()
+        .map(|c| char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap_or(c))
+        .collect();
+    let percent = EMAIL.replace('@', "%40");
+    for rel in [
+        format!("{EMAIL}.png"),
+        format!("{EMAIL}.json.bak"),
+        format!("{EMAIL}/a.txt"),
+        format!("{AWS_KEY}/b.txt"),
+        format!("{full_width}.txt"),
+        format!("{percent}.txt"),
+        format!("key_{AWS_KEY}.txt"),
+    ] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join(&rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, "nothing to see\n").expect("write");
+        let s = Sandbox::new();
+        let out = s.bin(
+            dir.path(),
+            &["scan", ".", "--format", "json", "--no-progress"],
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{rel}: {text}");
+        for form in [EMAIL, AWS_KEY, &full_width, &percent] {
+            assert!(!text.contains(form), "{rel} printed: {text}");
+        }
+    }
+}

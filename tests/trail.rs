@@ -129,3 +129,21 @@ fn a_chain_rewritten_without_its_findings_fails_the_keyed_check() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[test]
+fn a_chain_cut_at_its_end_is_refused_when_the_state_is_at_hand() {
+    let d = two_reports();
+    std::fs::remove_file(d.reports_dir().join("report-0000000002.json")).expect("rm");
+    let _ = std::fs::remove_file(d.reports_dir().join("macs/report-0000000002.json.hmac"));
+    let lines: Vec<_> = audit_lines(&d)
+        .into_iter()
+        .filter(|l| l["report"] != "report-0000000002.json")
+        .collect();
+    write_audit(&d, &lines);
+    let (code, said) = verify(&d, true);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("the daemon's state records 2 reports"),
+        "{said}"
+    );
+}

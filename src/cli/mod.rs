@@ -274,19 +274,30 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::Report {
             command: ReportCommand::Verify { dir },
         } => {
-            // The daemon's key: `--key-file`, else the one in its state folder.
+            // The daemon's key: `--key-file`, else the one in its state folder; and how
+            // many reports that state says it wrote.
+            let state_dir = Config::discover(cli.config.as_deref())
+                .ok()
+                .map(|c| c.resolve(&c.daemon.state))
+                .filter(|d| d.is_dir());
             let key_path = match &cli.key_file {
                 Some(k) => Some(k.clone()),
-                None => Config::discover(cli.config.as_deref())
-                    .ok()
-                    .map(|c| c.resolve(&c.daemon.state).join("key"))
+                None => state_dir
+                    .as_ref()
+                    .map(|d| d.join("key"))
                     .filter(|p| p.is_file()),
+            };
+            let recorded = match &state_dir {
+                Some(d) => {
+                    Some(crate::daemon::state::State::load(d)?.last_sequence).filter(|&n| n > 0)
+                }
+                None => None,
             };
             let key = match &key_path {
                 Some(p) => Some(FingerprintKey::load(p)?),
                 None => None,
             };
-            return match crate::daemon::verify::verify(dir, key.as_ref())? {
+            return match crate::daemon::verify::verify(dir, key.as_ref(), recorded)? {
                 Ok(checked) => {
                     println!(
                         "{}: chain of {} reports verified: it starts at report 1, every link and {} line agrees",

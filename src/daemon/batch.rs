@@ -26,7 +26,7 @@ pub(super) struct InFlight {
 
 /// How the daemon's reports name a file: its absolute path, bytes spelled out (see
 /// `report::guard::path_text`), a leak in its name masked.
-fn report_name(scanner: &Scanner, path: &Path) -> String {
+pub(super) fn report_name(scanner: &Scanner, path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     scanner
         .check_name(&crate::report::guard::path_text(
@@ -158,7 +158,12 @@ impl Daemon {
                 continue;
             }
             let after = state::stamp(path);
-            if after.is_none() || after != *before {
+            // Judged in this report and gone already: the next report says it went.
+            if after.is_none() {
+                self.removed.push(rel.to_string());
+                continue;
+            }
+            if after != *before {
                 // Changed while being read: what was judged may not be what is there.
                 self.queue.hint(path.clone(), now);
                 continue;

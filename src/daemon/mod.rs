@@ -341,7 +341,8 @@ impl Daemon {
             .collect();
         for k in under {
             self.state.files.remove(&k);
-            self.removed.push(k.to_string_lossy().into_owned());
+            self.removed
+                .push(batch::report_name(&self.setup.scanner, &k));
         }
     }
 

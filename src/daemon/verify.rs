@@ -24,9 +24,12 @@ pub struct Checked {
 }
 
 /// Walks the chain; `Err` names the first report that was edited, removed or reordered.
+/// `recorded` is how many reports the daemon's state says it wrote, when known: a chain
+/// shorter than that lost its newest reports.
 pub fn verify(
     dir: &Path,
     key: Option<&FingerprintKey>,
+    recorded: Option<u64>,
 ) -> Result<std::result::Result<Checked, String>> {
     let reports = list(dir)?;
     let anchors = audit_anchors(dir);
@@ -93,6 +96,13 @@ pub fn verify(
             }
         }
         prev = Some((*seq, name, sha));
+    }
+    let last = reports.last().map_or(0, |(seq, _)| *seq);
+    if let Some(n) = recorded.filter(|&n| n > last) {
+        return Ok(Err(format!(
+            "{}: missing (removed) — the daemon's state records {n} reports, the chain ends at {last}",
+            report_name(last + 1)
+        )));
     }
     if let Some(missing) = logged_but_missing(&reports, &anchors) {
         return Ok(Err(format!(

@@ -63,6 +63,10 @@ impl DeepLevels {
         if self.len.is_multiple_of(64) {
             self.bits.pop();
         }
+        // Back above the tracked depth: the next deep run shares another node.
+        if self.len == 0 {
+            self.node = None;
+        }
     }
 }
 

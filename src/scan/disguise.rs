@@ -17,7 +17,12 @@ fn is_invisible(c: char) -> bool {
         '\u{AD}'
             | '\u{34F}'
             | '\u{61C}'
-            | '\u{180E}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{3164}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
             | '\u{200B}'..='\u{200F}'
             | '\u{202A}'..='\u{202E}'
             | '\u{2060}'..='\u{2064}'
@@ -69,8 +74,23 @@ fn full_width(c: char) -> Option<char> {
     match c {
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
         '\u{3000}' => Some(' '),
+        // Mathematical bold, italic, script… letters (A–Z a–z in runs of 52) and digits.
+        '\u{1D400}'..='\u{1D6A3}' => {
+            let i = (c as u32 - 0x1D400) % 52;
+            char::from_u32(if i < 26 {
+                'A' as u32 + i
+            } else {
+                'a' as u32 + i - 26
+            })
+        }
+        '\u{1D7CE}'..='\u{1D7FF}' => char::from_u32('0' as u32 + (c as u32 - 0x1D7CE) % 10),
         _ => None,
     }
+}
+
+/// Combining marks: a key with an accent stacked on one letter still reads as the key.
+fn is_combining(c: char) -> bool {
+    matches!(c, '\u{300}'..='\u{36F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{20D0}'..='\u{20FF}')
 }
 
 /// `token` as a reader sees it, or `None` when it holds no disguise. Look-alike
@@ -81,7 +101,7 @@ fn fold_token(token: &str) -> Option<String> {
     let mut changed = false;
     let mut out = String::with_capacity(token.len());
     for c in token.chars() {
-        if is_invisible(c) {
+        if is_invisible(c) || (latin && is_combining(c)) {
             changed = true;
         } else if let Some(f) = full_width(c) {
             changed = true;
@@ -109,7 +129,7 @@ fn may_fold(text: &str) -> bool {
         if is_invisible(c) || full_width(c).is_some() {
             return true;
         }
-        look_alike |= is_look_alike_block(c);
+        look_alike |= is_look_alike_block(c) || is_combining(c);
     }
     look_alike && text.bytes().any(|b| b.is_ascii_alphanumeric())
 }
@@ -214,8 +234,14 @@ fn named_entity(name: &str) -> Option<char> {
     })
 }
 
-/// `token` with its HTML character references decoded, or `None` when it has none.
+/// `token` with its HTML character references decoded (twice, for `&amp;#64;`), or
+/// `None` when it has none.
 fn decode_entities(token: &str) -> Option<String> {
+    let once = decode_entities_once(token)?;
+    Some(decode_entities_once(&once).unwrap_or(once))
+}
+
+fn decode_entities_once(token: &str) -> Option<String> {
     if !token.contains('&') {
         return None;
     }
@@ -225,7 +251,25 @@ fn decode_entities(token: &str) -> Option<String> {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         let after = &rest[amp + 1..];
-        let end = after.find(';').filter(|&e| e > 0 && e <= 10);
+        // A numeric reference may end without `;` (`&#64gmail`), as browsers read it.
+        let numeric_end = after.strip_prefix('#').map(|n| {
+            let hex = n.starts_with(['x', 'X']);
+            let digits = n[usize::from(hex)..]
+                .bytes()
+                .take_while(|b| {
+                    if hex {
+                        b.is_ascii_hexdigit()
+                    } else {
+                        b.is_ascii_digit()
+                    }
+                })
+                .count();
+            1 + usize::from(hex) + digits
+        });
+        let end = after
+            .find(';')
+            .filter(|&e| e > 0 && e <= 10)
+            .or(numeric_end.filter(|&e| e > 1 && after.as_bytes().get(e) != Some(&b';')));
         let decoded = end.and_then(|e| {
             let body = &after[..e];
             match body.strip_prefix('#') {
@@ -241,7 +285,8 @@ fn decode_entities(token: &str) -> Option<String> {
             (Some(c), Some(e)) => {
                 out.push(c);
                 changed = true;
-                rest = &after[e + 1..];
+                let semi = after.as_bytes().get(e) == Some(&b';');
+                rest = &after[e + usize::from(semi)..];
             }
             _ => {
                 out.push('&');
@@ -317,6 +362,13 @@ mod tests {
             Some("a.b@gmail.com")
         );
         assert_eq!(fold("гм\u{200F}ail").as_deref(), Some("гмail"));
+        assert_eq!(fold("AKIA\u{E0020}Z7QW").as_deref(), Some("AKIAZ7QW"));
+        assert_eq!(fold("AK\u{3164}IA").as_deref(), Some("AKIA"));
+        assert_eq!(
+            fold("\u{1D400}\u{1D40A}\u{1D408}\u{1D400}\u{1D7D0}").as_deref(),
+            Some("AKIA2")
+        );
+        assert_eq!(fold("AKI\u{301}A").as_deref(), Some("AKIA"));
     }
 
     #[test]
@@ -336,5 +388,7 @@ mod tests {
         );
         assert_eq!(dec("x&#x40;y&commat;z").as_deref(), Some("x@y@z"));
         assert_eq!(dec("R&D; salt & pepper"), None);
+        assert_eq!(dec("a&#64b.com").as_deref(), Some("a@b.com"));
+        assert_eq!(dec("a&amp;#64;b.com").as_deref(), Some("a@b.com"));
     }
 }

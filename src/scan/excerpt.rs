@@ -63,11 +63,14 @@ fn masked_span(unit: &Unit, from: usize, to: usize, spans: &[RawMatch], rules: &
     let mut out = String::new();
     let mut pos = from;
     for o in spans {
-        if o.start < pos || o.end > to {
+        if o.end <= pos || o.end > to {
             continue;
         }
-        push_clean(&mut out, &text[pos..o.start]);
-        let value = String::from_utf8_lossy(&text[o.start..o.end]);
+        // A match overlapping the one before it is masked from where that one ended,
+        // so no part of either shows.
+        let start = o.start.max(pos);
+        push_clean(&mut out, &text[pos..start]);
+        let value = String::from_utf8_lossy(&text[start..o.end]);
         out.push_str(&mask(&value, rules.rules[o.rule].category));
         pos = o.end;
     }

@@ -82,7 +82,12 @@ impl FileScanner<'_> {
         self.placed.insert((m.rule, line, column));
         let raw_pointer = unit.segments[m.seg].node.map(|n| unit.paths.pointer(n));
         let confidence = self.confidence(unit, m, raw_pointer.as_deref());
-        let pointer = raw_pointer.map(|p| mask_in_pointer(&p, sorted));
+        // A decoded layer's pointer is its parent value's, whose keys were matched in
+        // another layer: each key is judged on its own there.
+        let pointer = raw_pointer.map(|p| match unit.encoding {
+            None | Some(Encoding::Plain) => mask_in_pointer(&p, sorted),
+            Some(_) => redact_pointer(self.rules, &mut self.scratch, p),
+        });
         let message = match unit.encoding {
             Some(Encoding::Base64) => format!("{} (inside base64)", rule.description),
             Some(Encoding::Percent) => format!("{} (inside percent-encoding)", rule.description),
