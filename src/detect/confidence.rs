@@ -125,11 +125,11 @@ pub fn user_of(path: &str) -> Option<&str> {
 
 fn path(value: &str, k: &Knowledge) -> Confidence {
     // Regex syntax, not a path: `(?!C:\\)`, `\\.\d{1,3}`.
-    if value.contains("\\d")
-        || value.contains("(?")
-        || value.contains("\\.")
-        || value.contains("[^")
-    {
+    // (`\data` is a folder, `\d{` or `\d+` a digit class.)
+    let syntax = [
+        "(?", "[^", "\\d{", "\\d+", "\\d*", "\\d)", "\\.\\d", "\\s+", "\\w+",
+    ];
+    if syntax.iter().any(|t| value.contains(t)) {
         return Confidence::Low;
     }
     if let Some(user) = user_of(value) {
@@ -199,7 +199,17 @@ fn path(value: &str, k: &Knowledge) -> Confidence {
         .next()
         .unwrap_or_default();
     let words: Vec<&str> = first.split(' ').collect();
+    let system = [
+        "Program Files",
+        "Common Files",
+        "Windows Kits",
+        "Visual Studio",
+        "Microsoft Office",
+        "Local Settings",
+        "Application Data",
+    ];
     let named = words.len() >= 2
+        && !system.contains(&first)
         && words.iter().all(|w| {
             w.chars().next().is_some_and(char::is_uppercase)
                 && w.chars().skip(1).all(char::is_lowercase)
@@ -211,8 +221,39 @@ fn path(value: &str, k: &Knowledge) -> Confidence {
     }
 }
 
+/// Words that make `x at y dot com` prose rather than an address.
+const PROSE: &[&str] = &[
+    "look", "looking", "looked", "the", "a", "an", "me", "us", "him", "her", "them", "it", "this",
+    "that", "at", "is", "was", "are", "be", "and", "or", "of", "to", "in", "on", "out", "up",
+    "point", "arrive", "arrived", "stay", "stayed", "work", "home", "least", "most", "once", "all",
+    "best", "first", "last", "time", "noon", "night",
+];
+
+/// `name at domain dot com`: an address unless its words are prose.
+fn spelled_email(lower: &str) -> Confidence {
+    if lower.contains("[at]") || lower.contains("(at)") || lower.contains("{at}") {
+        return Confidence::Medium;
+    }
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let local = words.first().copied().unwrap_or_default();
+    let domain = words
+        .iter()
+        .skip_while(|w| **w != "at")
+        .nth(1)
+        .copied()
+        .unwrap_or_default();
+    if PROSE.contains(&local) || PROSE.contains(&domain) {
+        Confidence::Low
+    } else {
+        Confidence::Medium
+    }
+}
+
 fn email(value: &str, k: &Knowledge) -> Confidence {
     let lower = value.to_ascii_lowercase();
+    if !lower.contains('@') {
+        return spelled_email(&lower);
+    }
     if k.machine.emails.contains(&lower) {
         return Confidence::High;
     }
@@ -317,7 +358,9 @@ fn host(cx: &Context<'_>, k: &Knowledge) -> Confidence {
 /// `password = db.Column(...)`, `password=hashed_password`, `--password=%X%`, prose:
 /// code and templates rather than a literal secret.
 fn password(value: &str) -> Confidence {
-    let v = value.trim_matches(|c| c == '"' || c == '\'');
+    let v = value
+        .trim_matches(|c| c == '"' || c == '\'')
+        .trim_end_matches([')', ']', '}']);
     let identifier = v
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
@@ -401,6 +444,7 @@ mod tests {
             assert_eq!(p(low), Confidence::Low, "{low}");
         }
         assert_eq!(p("E:\\Ana Popescu\\notes.txt"), Confidence::Medium);
+        assert_eq!(p("C:\\Program Files\\App\\x.exe"), Confidence::Low);
         let mut mine = k.clone();
         mine.machine.users.insert("user".into());
         assert_eq!(
@@ -416,6 +460,12 @@ mod tests {
         assert_eq!(email("ana.popescu@gmail.com", &k), Confidence::Medium);
         assert_eq!(email("john.doe@gmail.com", &k), Confidence::Low);
         assert_eq!(email("bob@email.com", &k), Confidence::Low);
+        assert_eq!(email("jsmith at paper dot com", &k), Confidence::Medium);
+        assert_eq!(email("look at the dot com", &k), Confidence::Low);
+        assert_eq!(
+            email("jsmith [at] domain [dot] com", &k),
+            Confidence::Medium
+        );
         for v in [
             "db.Column(db.String(128))",
             "hashed_password",
