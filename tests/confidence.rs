@@ -37,6 +37,7 @@ const NOISE: &[&str] = &[
     // Fictional and template phone numbers.
     "call (555) 555-0123 today",
     "phone: +1 (000) 000-0000",
+    "assert check('03-32-2011') == False",
     // Code, not hosts.
     "x = threading.local()",
     "curl http://host.docker.internal:8080/health",

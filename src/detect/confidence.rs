@@ -279,6 +279,12 @@ fn number(cx: &Context<'_>) -> Confidence {
     if fraction || continues {
         return Confidence::Low;
     }
+    // Date-shaped (`04-31-3000`, `2024-13-01`), valid or not: a date or a test
+    // fixture, not a number of a person's.
+    let groups: Vec<usize> = cx.value.split(['-', '/', '.']).map(str::len).collect();
+    if matches!(groups.as_slice(), [2, 2, 4] | [4, 2, 2]) {
+        return Confidence::Low;
+    }
     let digits: String = cx.value.chars().filter(char::is_ascii_digit).collect();
     // North-American fictional numbers (555-0100..0199, and 555 exchanges in fiction)
     // and templates of zeros.
@@ -487,6 +493,7 @@ mod tests {
         let phone = |v| number(&cx(Category::Pii, "pii.phone_national", v, " ", " "));
         assert_eq!(phone("(555) 555-0123"), Confidence::Low);
         assert_eq!(phone("+1 (000) 000-0000"), Confidence::Low);
+        assert_eq!(phone("04-31-3000"), Confidence::Low);
         let ipv4 = |v, b| ip(&cx(Category::IpAddress, "ip.v4", v, b, ""));
         assert_eq!(ipv4("1.0.9.2", "brotlicffi-"), Confidence::Low);
         assert_eq!(ipv4("192.168.1.1", "router at "), Confidence::Low);
