@@ -417,3 +417,50 @@ fn names_are_judged_in_every_component_and_reading() {
         }
     }
 }
+
+/// Content only a tag reaches (a tag on a blob, or on a tree) is judged by
+/// `scan-git --all`, though no commit holds it.
+#[test]
+fn blobs_and_trees_only_a_tag_reaches_are_judged() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, "ok.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["clean"]);
+    write(&repo, "loose.txt", leak_json());
+    let blob = s.ok(&repo, &["hash-object", "-w", "loose.txt"]);
+    std::fs::remove_file(repo.join("loose.txt")).expect("rm");
+    s.ok(&repo, &["tag", "leakblob", &blob]);
+    let out = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a tagged blob: {}",
+        stderr(&out)
+    );
+    s.ok(&repo, &["tag", "-d", "leakblob"]);
+    let mut mktree = std::process::Command::new("git");
+    s.env(&mut mktree);
+    let tree = mktree
+        .current_dir(&repo)
+        .arg("mktree")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            let mut stdin = c.stdin.take().expect("stdin");
+            stdin.write_all(format!("100644 blob {blob}\tx.txt\n").as_bytes())?;
+            drop(stdin);
+            c.wait_with_output()
+        })
+        .expect("mktree");
+    let tree = String::from_utf8_lossy(&tree.stdout).trim().to_string();
+    s.ok(&repo, &["tag", "leaktree", &tree]);
+    let out = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a tagged tree: {}",
+        stderr(&out)
+    );
+}

@@ -61,11 +61,14 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
         Range::All => changes::all_tags(&repo)?,
         _ => Vec::new(),
     };
-    let mut report = GitScan {
+    let door = GitScan {
         scanner: &scanner,
         repo: &repo,
+    };
+    let mut report = door.commits(&commits, &tags)?;
+    if matches!(range, Range::All) {
+        door.tagged(&mut report)?;
     }
-    .commits(&commits, &tags)?;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
     super::scan_cmd::emit(
         &report,

@@ -444,3 +444,8 @@ pub fn push_base(repo: &Repository, stdin: &str, remote: &str) -> Option<Oid> {
             .map(|c| c.id())
     })
 }
+
+/// A path as reports spell it (see [`path_text`]).
+pub fn path_text_of(bytes: &[u8]) -> String {
+    path_text(bytes)
+}

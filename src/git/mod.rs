@@ -6,6 +6,7 @@
 pub mod changes;
 pub mod hook;
 pub mod index;
+mod tagged;
 pub mod trust;
 
 use crate::error::Result;

@@ -1,0 +1,64 @@
+//! Objects only a tag reaches. `git tag name <blob>` or a tag on a tree puts content in
+//! the repository that no commit holds, so a walk of commits never sees it; `scan-git
+//! --all` judges it here. (pre-receive refuses such a push outright: git cannot walk
+//! it as commits, and the gate fails closed.)
+
+use super::GitScan;
+use super::changes::path_text_of;
+use crate::error::Result;
+use crate::report::Report;
+use git2::{ObjectType, TreeWalkMode, TreeWalkResult};
+
+impl GitScan<'_> {
+    /// Scans every blob that a tag (lightweight or annotated) names directly or
+    /// through a tree, listed as `(tag <name>)/<path>`.
+    pub fn tagged(&self, report: &mut Report) -> Result<()> {
+        let mut targets = Vec::new();
+        for reference in self.repo.references_glob("refs/tags/*")? {
+            let reference = reference?;
+            let name = path_text_of(
+                reference
+                    .name_bytes()
+                    .strip_prefix(b"refs/tags/")
+                    .unwrap_or_default(),
+            );
+            // Through annotated tags (and tags of tags) to what they name.
+            if let Ok(target) = reference.peel(ObjectType::Any) {
+                targets.push((name, target));
+            }
+        }
+        for (name, obj) in targets {
+            match obj.kind() {
+                Some(ObjectType::Blob) => {
+                    let blob = obj.peel_to_blob()?;
+                    self.judge_loose(report, &format!("(tag {name})"), blob.content());
+                }
+                Some(ObjectType::Tree) => {
+                    let tree = obj.peel_to_tree()?;
+                    let mut blobs: Vec<(Vec<u8>, git2::Oid)> = Vec::new();
+                    tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+                        if entry.kind() == Some(ObjectType::Blob) {
+                            let path = [dir.as_bytes(), entry.name_bytes()].concat();
+                            blobs.push((path, entry.id()));
+                        }
+                        TreeWalkResult::Ok
+                    })?;
+                    for (path, id) in blobs {
+                        let blob = self.repo.find_blob(id)?;
+                        let shown = format!("(tag {name})/{}", path_text_of(&path));
+                        self.judge_loose(report, &shown, blob.content());
+                    }
+                }
+                _ => {}
+            }
+        }
+        report.refresh();
+        Ok(())
+    }
+
+    fn judge_loose(&self, report: &mut Report, shown: &str, content: &[u8]) {
+        let outcome = self.scanner.scan_blob(shown, content.to_vec());
+        report.files.push(outcome.record);
+        report.findings.extend(outcome.findings);
+    }
+}
