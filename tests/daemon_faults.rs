@@ -1,4 +1,4 @@
-//! Issue 7 §5: the daemon loses nothing when its report folder fills up or turns
+//! The daemon loses nothing when its report folder fills up or turns
 //! read-only. The report folder is a real, tiny tmpfs: a full disk is a real ENOSPC and
 //! a read-only remount a real EROFS, which root cannot write through either.
 #![cfg(target_os = "linux")]

@@ -102,6 +102,10 @@ const NOISE: &[&str] = &[
     "curl http://host.docker.internal:8080/health",
     // Prose around "at".
     "look at the dot com bubble",
+    // Regex syntax, not a path.
+    "if re.match(r'(?!C:\\\\)\\\\.\\d{1,3}', s)",
+    // Section numbers.
+    "see section 1.1.1.1 of the spec",
 ];
 
 /// Shapes of real leaks, each once missed.
@@ -115,6 +119,29 @@ const LEAKS: &[&str] = &[
     "write to jsmith [at] uni [dot] edu",
     "saved in E:\\Ana Popescu\\thesis\\data.csv",
 ];
+
+/// A textbook HTTP request and a JSON-with-comments file: low, like the values above.
+#[test]
+fn textbook_requests_and_json_with_comments_are_low() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    std::fs::write(
+        dir.path().join("tutorial.txt"),
+        "A request looks like this:\nGET /index.html HTTP/1.1\nHost: www.example.com\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("settings.json"),
+        "{\n  // editor settings\n  \"tabSize\": 2\n}\n",
+    )
+    .expect("write");
+    let run = scan_json(home.path(), dir.path(), &["--no-baseline"]);
+    let report = run.json();
+    assert_eq!(findings(&report), vec![], "{report}");
+    assert_eq!(report["summary"]["below_min_confidence"], 2, "{report}");
+}
 
 fn scan_lines(lines: &[&str], extra: &[&str]) -> (i32, serde_json::Value) {
     let (home, dir) = (

@@ -1,4 +1,4 @@
-//! Issue 7 §3, evasion: spellings of a leak that a reader still reads as the leak. Each
+//! Evasion: spellings of a leak that a reader still reads as the leak. Each
 //! case is one file; the test asserts the rule that must fire on it.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Issue 7 §2, more hostile input: nested encodings, odd file names, and sheer counts.
+//! More hostile input: nested encodings, odd file names, and sheer counts.
 //! Each case ends with a clear outcome — a finding or a listed skip — not a hang.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Files that change under the scanner (issue 7 §2): one that vanishes between listing
+//! Files that change under the scanner: one that vanishes between listing
 //! and opening, and one truncated or replaced while it is being read. The outcome must
 //! be a clear one — scanned from one consistent snapshot, or skipped with a reason —
 //! never a panic, a hang, or a report that mixes two versions of the file.

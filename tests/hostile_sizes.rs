@@ -1,4 +1,4 @@
-//! Hostile sizes (issue 7 §2): a 1 GB file with no newline, JSON nested 1,000,000 deep,
+//! Hostile sizes: a 1 GB file with no newline, JSON nested 1,000,000 deep,
 //! and a single JSON string of 100 MB. Each ends in a clear outcome (a finding, or a skip
 //! with its reason) in bounded time and memory.
 

@@ -1,4 +1,4 @@
-//! Issue 7 §4, no leak as a property: generated values of several categories, embedded
+//! No leak, as a property: generated values of several categories, embedded
 //! in every format (text, JSON, JSONL, gzip, base64 inside JSON), are detected — so the
 //! property is not vacuous — and never appear in full in any rendering of the report.
 //! Fingerprints are keyed: the same value under two keys gives two fingerprints.

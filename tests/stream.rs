@@ -1,4 +1,4 @@
-//! Gzip is inflated and scanned a piece at a time (issue 6). A streamed file must give
+//! Gzip is inflated and scanned a piece at a time. A streamed file must give
 //! exactly what the same text gives unzipped: the same findings at the same lines,
 //! columns and pointers, across piece borders, for records and text lines longer than
 //! a piece, and for checks that span records. A stream that breaks part-way still

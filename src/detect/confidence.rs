@@ -85,6 +85,7 @@ pub fn judge(cx: &Context<'_>, k: &Knowledge) -> Confidence {
         Category::IpAddress => ip(cx),
         Category::Hostname => host(cx, k),
         Category::Secret if cx.rule_id.ends_with("password_assignment") => password(cx.value),
+        Category::Capture if cx.rule_id.ends_with("http_request_dump") => request(cx),
         // Secrets with a provider's shape, captures, denylisted terms: as sure as the
         // rule is.
         _ => Confidence::High,
@@ -359,6 +360,37 @@ fn host(cx: &Context<'_>, k: &Knowledge) -> Confidence {
         return Confidence::Low;
     }
     Confidence::Medium
+}
+
+/// A request to a documentation or local host is a textbook example, not a capture.
+fn request(cx: &Context<'_>) -> Confidence {
+    let text = format!("{}{}", cx.value, String::from_utf8_lossy(cx.after)).to_ascii_lowercase();
+    let host = text
+        .split("host:")
+        .nth(1)
+        .map(|h| {
+            h.trim_start()
+                .split(['\r', '\n', ':', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .unwrap_or_default();
+    let textbook = [
+        "example.com",
+        "example.org",
+        "example.net",
+        "localhost",
+        "127.0.0.1",
+        "httpbin.org",
+    ]
+    .iter()
+    .any(|d| host == *d || host.ends_with(&format!(".{d}")));
+    if textbook {
+        Confidence::Low
+    } else {
+        Confidence::High
+    }
 }
 
 /// `password = db.Column(...)`, `password=hashed_password`, `--password=%X%`, prose:

@@ -155,13 +155,15 @@ impl FileScanner<'_> {
     }
 
     pub(super) fn format_finding(&mut self, text: &[u8], offset: usize, message: &str) {
-        self.problem(
-            text,
-            "invalid_json",
-            offset,
-            None,
-            &format!("{message}; the line was scanned as text"),
-        );
+        let what = format!("{message}; the line was scanned as text");
+        self.problem(text, "invalid_json", offset, None, &what);
+        // JSON with comments (tsconfig, VS Code settings) is a dialect, not damage:
+        // the finding stays, at low confidence.
+        if starts_a_comment(text, offset)
+            && let Some(f) = self.findings.last_mut()
+        {
+            f.confidence = Confidence::Low;
+        }
     }
 
     /// A finding from a built-in check (format, provenance); it names no value, so the
@@ -186,4 +188,10 @@ impl FileScanner<'_> {
         let shown = redact_text(self.rules, &mut self.scratch, what);
         self.push(rule, place, pointer, shown, fingerprint, message);
     }
+}
+
+/// Whether the JSON error at `offset` is a `//` or `/*` comment.
+fn starts_a_comment(text: &[u8], offset: usize) -> bool {
+    let rest = text.get(offset..).unwrap_or_default();
+    rest.starts_with(b"//") || rest.starts_with(b"/*")
 }
