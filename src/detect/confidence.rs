@@ -95,7 +95,7 @@ pub fn judge(cx: &Context<'_>, k: &Knowledge) -> Confidence {
 /// Looks like a template slot rather than a value: `<user>`, `$USER`, `%USERNAME%`,
 /// `{user}`, `YourUsername`.
 fn is_template(s: &str) -> bool {
-    s.contains(['<', '>', '$', '%', '{', '}', '*', '…'])
+    s.contains(['<', '>', '[', ']', '$', '%', '{', '}', '*', '…'])
         || s.to_ascii_lowercase().starts_with("your")
         || s.chars().all(|c| c == 'x' || c == 'X' || c == '.')
 }
@@ -116,12 +116,37 @@ pub fn user_of(path: &str) -> Option<&str> {
         return rest.split('/').next().filter(|u| !u.is_empty());
     }
     let parts: Vec<&str> = p.split(['/', '\\']).filter(|s| !s.is_empty()).collect();
-    parts.windows(2).find_map(|w| {
-        let home = w[0].eq_ignore_ascii_case("home")
-            || w[0] == "Users"
-            || w[0].eq_ignore_ascii_case("users");
-        home.then_some(w[1])
-    })
+    // `home`/`Users` at the root (after a drive: `C:\Users`, WSL's `/mnt/c/Users`, Git
+    // Bash's `/c/Users`, `/cygdrive/c/Users`; or `/export/home`), not an app's own
+    // `users/` folder deep in a tree.
+    let at_root = |i: usize| {
+        i == 0
+            || parts[..i].iter().all(|s| {
+                s.len() <= 2 && s.trim_end_matches(':').len() == 1
+                    || ["mnt", "cygdrive", "export", "Volumes"].contains(s)
+            })
+    };
+    let home = parts.windows(2).enumerate().find_map(|(i, w)| {
+        let home = w[0].eq_ignore_ascii_case("home") || w[0].eq_ignore_ascii_case("users");
+        (home && at_root(i)).then_some(w[1])
+    });
+    if home.is_some() {
+        return home;
+    }
+    // Shared HPC and NFS roots keep one folder per user: `/scratch/<user>/…`.
+    let shared = ["scratch", "gpfs", "nfs", "lustre", "work"];
+    if let [root, rest @ ..] = parts.as_slice()
+        && shared.contains(root)
+    {
+        return rest
+            .iter()
+            .find(|s| !shared.contains(s) && **s != "scratch")
+            .copied();
+    }
+    parts
+        .iter()
+        .find_map(|s| s.strip_prefix("pytest-of-"))
+        .filter(|u| !u.is_empty())
 }
 
 fn path(value: &str, k: &Knowledge) -> Confidence {
@@ -138,14 +163,13 @@ fn path(value: &str, k: &Knowledge) -> Confidence {
             return Confidence::High;
         }
         let lower = user.to_ascii_lowercase();
-        // A file, not a folder (`/home/info.txt`), or a placeholder or persona.
-        let is_file = user.contains('.')
-            && !user.contains("..")
-            && user
-                .rsplit('.')
-                .next()
-                .is_some_and(|e| e.len() <= 4 && e.chars().all(|c| c.is_ascii_alphabetic()));
-        if is_file || is_template(user) || k.vocabulary.users.contains(&lower) {
+        // A file, not a folder (`/home/info.txt`: nothing after it), or a placeholder
+        // or persona (`user123` is `user`; anything naming a `username` is a slot).
+        let last = value.trim_end_matches(['/', '\\']).ends_with(user);
+        let is_file = last && user.contains('.') && !user.contains("..");
+        let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit());
+        let slot = lower.contains("username") || lower.contains("user_name");
+        if is_file || slot || is_template(user) || k.vocabulary.users.contains(stem) {
             return Confidence::Low;
         }
         return Confidence::Medium;
@@ -261,10 +285,29 @@ fn email(value: &str, k: &Knowledge) -> Confidence {
     let Some((local, domain)) = lower.rsplit_once('@') else {
         return Confidence::Medium;
     };
-    if k.vocabulary.domains.contains(domain)
-        || k.vocabulary.locals.contains(local)
-        || is_template(local)
-    {
+    let stem = local.trim_end_matches(|c: char| c.is_ascii_digit());
+    // A persona local part is a persona at a free-mail or placeholder domain; at a
+    // domain of its own (`me@ana-popescu.ro`) the domain names the person.
+    let free_mail = [
+        "gmail.com",
+        "googlemail.com",
+        "yahoo.com",
+        "hotmail.com",
+        "outlook.com",
+        "live.com",
+        "aol.com",
+        "icloud.com",
+        "mail.com",
+        "proton.me",
+        "protonmail.com",
+        "gmx.com",
+        "yandex.com",
+        "qq.com",
+        "163.com",
+    ];
+    let persona = k.vocabulary.locals.contains(stem)
+        && (free_mail.contains(&domain) || k.vocabulary.domains.contains(domain));
+    if k.vocabulary.domains.contains(domain) || persona || is_template(local) {
         return Confidence::Low;
     }
     Confidence::Medium
@@ -289,9 +332,11 @@ fn number(cx: &Context<'_>) -> Confidence {
     let digits: String = cx.value.chars().filter(char::is_ascii_digit).collect();
     // North-American fictional numbers (555-0100..0199, and 555 exchanges in fiction)
     // and templates of zeros.
-    let fictional = digits.len() >= 10 && digits[digits.len() - 7..].starts_with("555");
+    let nanp = digits.len() == 10 || (digits.len() == 11 && digits.starts_with('1'));
+    let fictional = nanp && digits[digits.len() - 7..].starts_with("555");
+    let phone = cx.rule_id.contains("phone");
     let zeros = digits.chars().filter(|&c| c == '0').count() * 10 >= digits.len() * 7;
-    if fictional || zeros || key_says_not_personal(cx.key) {
+    if fictional || zeros || (!phone && key_says_not_personal(cx.key)) {
         return Confidence::Low;
     }
     Confidence::Medium
@@ -314,16 +359,28 @@ fn ip(cx: &Context<'_>) -> Confidence {
     // `brotlicffi-1.0.9.2`, `v1.2.3.4`, `EC 6.5.1.1`: a version or a catalogue number.
     let versioned = b
         .last()
-        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'='))
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'-')
         || b.ends_with(b"EC ")
         || b.ends_with(b"version ");
     let octets: Vec<u32> = cx.value.split('.').filter_map(|o| o.parse().ok()).collect();
     let small = octets.len() == 4 && octets.iter().all(|&o| o < 10);
     // Router defaults every tutorial shows.
+    // Router defaults every tutorial shows, Docker's bridge, VirtualBox's NAT guest,
+    // the cloud metadata address; a CIDR block names a range, not a host.
     let default = matches!(
         cx.value,
-        "192.168.0.1" | "192.168.1.1" | "192.168.1.254" | "10.0.0.1" | "10.0.0.138"
-    );
+        "192.168.0.1"
+            | "192.168.1.1"
+            | "192.168.1.254"
+            | "10.0.0.1"
+            | "10.0.0.138"
+            | "172.17.0.1"
+            | "172.17.0.2"
+            | "10.0.2.15"
+            | "10.0.2.2"
+            | "169.254.169.254"
+    ) || cx.after.first() == Some(&b'/')
+        && cx.after.get(1).is_some_and(u8::is_ascii_digit);
     if versioned || small || default {
         Confidence::Low
     } else {
@@ -341,8 +398,27 @@ fn host(cx: &Context<'_>, k: &Knowledge) -> Confidence {
     {
         return Confidence::High;
     }
-    // `threading.local()`, `game.players.local`: code, not a host.
+    // `threading.local()`, `from werkzeug.local import`: code, not a host; well-known
+    // defaults and placeholder domains name no private machine.
     let call = cx.after.first() == Some(&b'(');
+    let before = String::from_utf8_lossy(cx.before);
+    let import = before.trim_end().ends_with("from") || before.trim_end().ends_with("import");
+    let generic = lower.ends_with(".svc.cluster.local")
+        || ["homeassistant.local", "raspberrypi.local", "printer.local"].contains(&lower.as_str())
+        || lower.split('.').any(|l| {
+            [
+                "contoso",
+                "yourdomain",
+                "example",
+                "mydomain",
+                "domain",
+                "fabrikam",
+            ]
+            .contains(&l)
+        });
+    if import || generic {
+        return Confidence::Low;
+    }
     let code = lower.split('.').any(|l| {
         [
             "self",
@@ -407,12 +483,16 @@ fn password(value: &str) -> Confidence {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && !v.chars().any(|c| c.is_ascii_digit())
         && (v.contains('_') || v.contains('.') || v.chars().all(|c| c.is_ascii_lowercase()));
-    let call = v.contains('(');
+    // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).
+    let call = v.contains('(') || v.contains('[');
     let reference =
-        v.starts_with(['$', '%', '{', '<', '@']) || v.contains("${") || v.contains("{{");
-    let prose = v.chars().next().is_some_and(char::is_uppercase)
-        && v[1..].chars().all(|c| c.is_ascii_lowercase())
-        && v.len() <= 12;
+        v.starts_with(['$', '%', '{', '<', '!', '/', '~']) || v.contains("${") || v.contains("{{");
+    // "password: Create a strong one": an instruction, not a password.
+    let prose = [
+        "Create", "Choose", "Enter", "Use", "Set", "Change", "Make", "Type", "Provide", "Generate",
+        "Pick", "Select", "Reset", "Remember",
+    ]
+    .contains(&v);
     if identifier || call || reference || prose {
         Confidence::Low
     } else {
@@ -540,5 +620,51 @@ mod tests {
         assert_eq!(h("threading.local", "()"), Confidence::Low);
         assert_eq!(h("host.docker.internal", ":8080"), Confidence::Low);
         assert_eq!(h("gpu-17.ml.internal", " "), Confidence::Medium);
+    }
+
+    /// Regression guards from a hunt for misjudgements in both directions.
+    #[test]
+    fn real_shapes_stay_medium_and_slots_stay_low() {
+        let k = k();
+        let p = |v| path(v, &k);
+        for medium in [
+            "/home/ana.lee/thesis/results.csv",
+            "/scratch/akumar/llama-ft/run.log",
+            "/tmp/pytest-of-dmitri/test_x0/a.txt",
+            "/mnt/c/Users/ana/notes.txt",
+            "/c/Users/ana/notes.txt",
+        ] {
+            assert_eq!(p(medium), Confidence::Medium, "{medium}");
+        }
+        for low in [
+            "/workspace/myapp/users/migrations/0001_initial.py",
+            "/home/circleci/project",
+            "/home/user123/x",
+            "C:\\Users\\[username]\\x",
+            "/home/myusername/x",
+        ] {
+            assert_eq!(p(low), Confidence::Low, "{low}");
+        }
+        assert_eq!(email("me@ana-popescu.ro", &k), Confidence::Medium);
+        assert_eq!(email("user1@gmail.com", &k), Confidence::Low);
+        let ipv4 = |v, b| ip(&cx(Category::IpAddress, "ip.v4", v, b, ""));
+        assert_eq!(ipv4("10.42.7.19", "--master_addr="), Confidence::Medium);
+        assert_eq!(ipv4("169.254.169.254", "curl http://"), Confidence::Low);
+        let phone = |v| number(&cx(Category::Pii, "pii.phone_international", v, " ", " "));
+        assert_eq!(phone("+49 30 5551234"), Confidence::Medium);
+        assert_eq!(password("Dragonfly"), Confidence::Medium);
+        assert_eq!(password("sys.argv[2]"), Confidence::Low);
+        assert_eq!(password("/testbed/src"), Confidence::Low);
+        let h = host(
+            &cx(
+                Category::Hostname,
+                "hostname.internal",
+                "werkzeug.local",
+                "from ",
+                " import",
+            ),
+            &k,
+        );
+        assert_eq!(h, Confidence::Low);
     }
 }
