@@ -351,44 +351,22 @@ fn too_large_files_are_listed_with_the_limit() {
     );
     write(dir.path(), "big.txt", vec![b'a'; 4096]);
     let cfg = dir.path().join("cfg.toml");
-    std::fs::write(
-        &cfg,
-        "[scan]\nmax_file_bytes = 1024\nexclude = [\"cfg.toml\"]\n",
-    )
-    .expect("write");
-    let r = run(
-        home.path(),
-        &[
-            "--config",
-            &cfg.to_string_lossy(),
-            "scan",
-            "--format",
-            "json",
-            &dir.path().to_string_lossy(),
-        ],
-    );
+    let scan_with = |extra: &str| {
+        let text = format!("[scan]\nmax_file_bytes = 1024\nexclude = [\"cfg.toml\"]\n{extra}");
+        std::fs::write(&cfg, text).expect("write");
+        let (cfg, dir) = (cfg.to_string_lossy(), dir.path().to_string_lossy());
+        run(
+            home.path(),
+            &["--config", &cfg, "scan", "--format", "json", &dir],
+        )
+    };
     // Not judged is not clean: exit 2 unless the operator lets that kind pass.
+    let r = scan_with("");
     assert_eq!(r.code, 2);
     let (status, reason) = file_status(&r.json(), "big.txt");
     assert_eq!(status, "skipped");
     assert_eq!(reason, "too large: 4096 bytes > max_file_bytes 1024");
-    std::fs::write(
-        &cfg,
-        "[scan]\nmax_file_bytes = 1024\nexclude = [\"cfg.toml\"]\nallow_unjudged = [\"too_large\"]\n",
-    )
-    .expect("write");
-    let r = run(
-        home.path(),
-        &[
-            "--config",
-            &cfg.to_string_lossy(),
-            "scan",
-            "--format",
-            "json",
-            &dir.path().to_string_lossy(),
-        ],
-    );
-    assert_eq!(r.code, 0);
+    assert_eq!(scan_with("allow_unjudged = [\"too_large\"]\n").code, 0);
 }
 
 #[test]

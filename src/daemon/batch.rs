@@ -35,36 +35,15 @@ pub(super) fn report_name(scanner: &Scanner, path: &Path) -> String {
         .shown
 }
 
-impl Daemon {
-    /// Starts scanning `files` on the blocking pool.
-    pub(super) fn start_batch(&mut self, files: Vec<PathBuf>) -> InFlight {
-        use std::os::unix::ffi::OsStrExt;
-        let items: Vec<(PathBuf, String, PathBuf)> = files
-            .iter()
-            .map(|p| {
-                let rel = crate::report::guard::path_text(p.as_os_str().as_bytes());
-                (p.clone(), rel, self.root_of(p))
-            })
-            .collect();
-        let scanner = Arc::clone(&self.setup.scanner);
-        let disk = files
-            .iter()
-            .map(|p| (report_name(&scanner, p), p.clone()))
-            .collect();
-        let before = files.iter().map(|p| state::stamp(p)).collect();
-        let scan = tokio::task::spawn_blocking(move || scanner.scan_files(&items));
-        InFlight {
-            files,
-            before,
-            disk,
-            scan,
-        }
-    }
+/// What a batch is scanned from: (file, report path, root) per file.
+type Items = Vec<(PathBuf, String, PathBuf)>;
 
-    /// Judges `files` in place (before the loop runs, at start and stop).
-    pub(super) fn write_batch(&mut self, files: Vec<PathBuf>) {
+impl Daemon {
+    /// The scan's items, each report name mapped back to its file, and the stamps the
+    /// files had before they were read.
+    fn prepare(&self, files: &[PathBuf]) -> (Items, HashMap<String, PathBuf>, Vec<Option<Stamp>>) {
         use std::os::unix::ffi::OsStrExt;
-        let items: Vec<(PathBuf, String, PathBuf)> = files
+        let items = files
             .iter()
             .map(|p| {
                 let rel = crate::report::guard::path_text(p.as_os_str().as_bytes());
@@ -76,6 +55,25 @@ impl Daemon {
             .map(|p| (report_name(&self.setup.scanner, p), p.clone()))
             .collect();
         let before = files.iter().map(|p| state::stamp(p)).collect();
+        (items, disk, before)
+    }
+
+    /// Starts scanning `files` on the blocking pool.
+    pub(super) fn start_batch(&mut self, files: Vec<PathBuf>) -> InFlight {
+        let (items, disk, before) = self.prepare(&files);
+        let scanner = Arc::clone(&self.setup.scanner);
+        let scan = tokio::task::spawn_blocking(move || scanner.scan_files(&items));
+        InFlight {
+            files,
+            before,
+            disk,
+            scan,
+        }
+    }
+
+    /// Judges `files` in place (before the loop runs, at start and stop).
+    pub(super) fn write_batch(&mut self, files: Vec<PathBuf>) {
+        let (items, disk, before) = self.prepare(&files);
         let report = self.setup.scanner.scan_files(&items);
         self.finish_batch(files, before, &disk, report);
     }

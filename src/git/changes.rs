@@ -295,7 +295,7 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
             let entry = tree.get_path(repo_path(&path)).map_err(|e| {
                 Error::Git(format!(
                     "commit {id} changes `{}`, which its tree does not hold: {}",
-                    path_text(&path),
+                    crate::report::guard::guard(&path_text(&path)),
                     e.message()
                 ))
             })?;

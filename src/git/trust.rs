@@ -11,7 +11,7 @@
 use super::changes::repo_path;
 use crate::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
 use crate::error::{Error, Result};
-use crate::report::guard::path_text;
+use crate::report::guard::{guard, path_text};
 use git2::{ObjectType, Oid, Repository, Tree};
 
 /// Where the repository's own files are read from: the tree of the commit the
@@ -115,8 +115,8 @@ pub fn repo_config(repo: &Repository, source: &Source<'_>) -> Result<Config> {
             let origin = format!(
                 "{}:{}/{}",
                 source.label(),
-                path_text(dir_bytes),
-                path_text(&name)
+                guard(&path_text(dir_bytes)),
+                guard(&path_text(&name))
             );
             let text = text_of(repo, id, &origin)?;
             files.push((origin, text));

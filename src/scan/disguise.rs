@@ -156,27 +156,51 @@ fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
 /// Folded copies of the segments that hold a disguised token.
 pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     let first = first_non_ascii(&unit.text)?;
+    let may = |bytes: &[u8]| !bytes.is_ascii();
+    token_layer(
+        unit,
+        budget,
+        first,
+        Encoding::Folded,
+        may,
+        may_fold,
+        fold_token,
+    )
+}
+
+/// The layer of `encoding` made of the segments from the one holding byte `first` on
+/// that pass `bytes_may` and `text_may` (cheap checks, before any allocation), each
+/// with its tokens rewritten by `rewrite` (see [`fold_tokens`]).
+fn token_layer(
+    unit: &Unit,
+    budget: &mut usize,
+    first: usize,
+    encoding: Encoding,
+    bytes_may: impl Fn(&[u8]) -> bool,
+    text_may: impl Fn(&str) -> bool,
+    rewrite: impl Fn(&str) -> Option<String> + Copy,
+) -> Option<Unit> {
     let from = segment_from(unit, first);
-    let mut out = child(unit, Encoding::Folded);
+    let mut out = child(unit, encoding);
     for (i, seg) in unit.segments.iter().enumerate().skip(from) {
         let bytes = &unit.text[seg.start..seg.end];
-        if bytes.is_ascii() {
+        if !bytes_may(bytes) {
             continue;
         }
         let Ok(text) = std::str::from_utf8(bytes) else {
             continue;
         };
-        if !may_fold(text) {
+        if !text_may(text) {
             continue;
         }
-        let Some((at, folded)) = fold_tokens(text, fold_token) else {
+        let Some((at, rewritten)) = fold_tokens(text, rewrite) else {
             continue;
         };
-        if folded.len() > *budget {
+        if rewritten.len() > *budget {
             continue;
         }
-        *budget -= folded.len();
-        push_pinned(&mut out, unit, i, seg.start + at, folded.as_bytes());
+        *budget -= rewritten.len();
+        push_pinned(&mut out, unit, i, seg.start + at, rewritten.as_bytes());
     }
     (!out.segments.is_empty()).then_some(out)
 }
@@ -312,27 +336,16 @@ fn has_reference(bytes: &[u8]) -> bool {
 
 /// Copies of the segments whose tokens hold HTML character references, decoded.
 pub fn entity_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let first = memchr::memmem::find(&unit.text, b"&")?;
-    let from = segment_from(unit, first);
-    let mut out = child(unit, Encoding::Entities);
-    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
-        let bytes = &unit.text[seg.start..seg.end];
-        if !has_reference(bytes) {
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            continue;
-        };
-        let Some((at, decoded)) = fold_tokens(text, decode_entities) else {
-            continue;
-        };
-        if decoded.len() > *budget {
-            continue;
-        }
-        *budget -= decoded.len();
-        push_pinned(&mut out, unit, i, seg.start + at, decoded.as_bytes());
-    }
-    (!out.segments.is_empty()).then_some(out)
+    let first = memchr::memchr(b'&', &unit.text)?;
+    token_layer(
+        unit,
+        budget,
+        first,
+        Encoding::Entities,
+        has_reference,
+        |_| true,
+        decode_entities,
+    )
 }
 
 #[cfg(test)]
