@@ -337,14 +337,20 @@ pub(crate) fn accepts_in(
 }
 
 /// Within one category, keeps the longest of overlapping matches (`file:///home/x`
-/// over `/home/x`; a connection string over the generic password rule) and marks the
-/// rest with `rule = usize::MAX`.
+/// over `/home/x`; a connection string over the generic password rule), a provider's
+/// own rule over a generic one of the same span, and marks the rest with
+/// `rule = usize::MAX`.
 fn resolve_overlaps(rules: &RuleSet, matches: &mut [RawMatch]) {
+    let generic = |m: &RawMatch| {
+        let id = &rules.rules[m.rule].id;
+        id.contains("generic") || id.ends_with("_assignment") || id.ends_with("_field")
+    };
     matches.sort_by_key(|m| {
         (
             rules.rules[m.rule].category,
             m.start,
             std::cmp::Reverse(m.end),
+            generic(m),
         )
     });
     let mut last: Option<(crate::finding::Category, usize)> = None;

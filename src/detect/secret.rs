@@ -70,8 +70,7 @@ pub fn is_credential_like(value: &[u8]) -> bool {
     {
         return false;
     }
-    let first = v.as_bytes()[0];
-    if v.bytes().all(|b| b == first) {
+    if is_filler(v.as_bytes()) {
         return false;
     }
     // A bare word (`password: required`, `token: bearer`) is prose, not a credential.
@@ -79,6 +78,25 @@ pub fn is_credential_like(value: &[u8]) -> bool {
     let has_upper = v.bytes().any(|b| b.is_ascii_uppercase());
     let has_symbol = v.bytes().any(|b| !b.is_ascii_alphanumeric());
     has_digit || (has_upper && v.bytes().any(|b| b.is_ascii_lowercase())) || has_symbol
+}
+
+/// A placeholder's filler rather than random characters: one character repeated over
+/// much of the value (`sntryu_000…`, `AKIA` + `XXXX…`), or a run of ten or more
+/// consecutive ones (`0123456789`, `abcdefghijkl`). Random keys have neither: a run of
+/// eight equal characters in 64 random hex digits has odds below one in a million.
+pub fn is_filler(v: &[u8]) -> bool {
+    let (mut longest, mut run, mut ascending, mut up) = (0usize, 0usize, 0usize, 0usize);
+    for (i, &b) in v.iter().enumerate() {
+        run = if i > 0 && v[i - 1] == b { run + 1 } else { 1 };
+        up = if i > 0 && b.is_ascii_alphanumeric() && v[i - 1].wrapping_add(1) == b {
+            up + 1
+        } else {
+            1
+        };
+        longest = longest.max(run);
+        ascending = ascending.max(up);
+    }
+    (longest >= 8 && longest * 5 >= v.len() * 2) || longest == v.len() || ascending >= 10
 }
 
 /// Hex digests (md5, sha1/git, sha256, sha512), optionally `algo:`-prefixed.

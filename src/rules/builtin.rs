@@ -12,6 +12,7 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
         include_str!("../../rules/provenance.toml"),
     ),
     ("schema.toml", include_str!("../../rules/schema.toml")),
+    ("providers.toml", include_str!("../../rules/providers.toml")),
 ];
 
 #[cfg(test)]
