@@ -218,6 +218,11 @@ impl Daemon {
                     if roots_now != roots_seen {
                         roots_seen = roots_now;
                         tracing::warn!("a watched folder was removed, replaced or recreated; watching anew");
+                        // Events the old watcher already sent (a file deleted with its
+                        // folder) are handled before its channel goes.
+                        while let Ok(h) = hints.try_recv() {
+                            self.on_hint(h);
+                        }
                         drop(watch);
                         (watch, hints) = watch::start(&self.setup.roots);
                         watching = true;
@@ -327,6 +332,21 @@ impl Daemon {
         }
         for p in gone {
             self.forget(&p);
+        }
+        // A watched folder that no longer exists took its files with it. (One that
+        // exists but cannot be read — an unmounted share — records nothing as removed.)
+        let vanished: Vec<PathBuf> = self
+            .setup
+            .roots
+            .iter()
+            .filter(|r| {
+                std::fs::symlink_metadata(r)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            })
+            .cloned()
+            .collect();
+        for root in vanished {
+            self.forget(&root);
         }
     }
 
