@@ -21,6 +21,7 @@ mod pii;
 pub mod secret;
 pub mod validators;
 pub mod verdicts;
+pub mod vocabulary;
 mod window;
 
 use crate::formats::Unit;

@@ -23,7 +23,7 @@ fn is_delimiter(c: char) -> bool {
 }
 
 /// Characters a reader cannot see or that spell one letter like another.
-pub fn is_disguise(c: char) -> bool {
+fn is_disguise(c: char) -> bool {
     matches!(c as u32,
         0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180E
         | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0x3164
@@ -127,20 +127,6 @@ fn push_piece(out: &mut String, piece: &str) {
     }
 }
 
-/// A file name or other label for human output: control characters (escape
-/// sequences, newlines) are shown escaped rather than sent to the terminal.
-pub fn escape_controls(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_control() || matches!(c as u32, 0x202A..=0x202E | 0x2066..=0x2069) {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Bytes that should be a path (git and the file system give bytes): UTF-8 as it is,
 /// anything else spelled `\xNN`, control and bidi characters `\u{..}`, a backslash
 /// doubled. A name is so reported faithfully, never lossily turned into another
@@ -209,7 +195,6 @@ mod tests {
 
     #[test]
     fn names_are_escaped_and_bytes_spelled() {
-        assert_eq!(escape_controls("x\u{1b}[8m\nALL"), "x\\u{1b}[8m\\u{a}ALL");
         assert_eq!(path_text(b"c\xff.txt"), "c\\xff.txt");
         assert_eq!(path_text(b"data\\leak.txt"), "data\\\\leak.txt");
         assert_eq!(

@@ -1,0 +1,72 @@
+//! The placeholder vocabulary (`rules/vocabulary/placeholders.toml`, compiled in) and
+//! everything else confidence is judged against.
+
+use super::machine::Machine;
+use serde::Deserialize;
+use std::collections::HashSet;
+
+/// The placeholder vocabulary, lowercased.
+#[derive(Debug, Default, Clone)]
+pub struct Vocabulary {
+    pub(super) users: HashSet<String>,
+    pub(super) sandbox_roots: Vec<String>,
+    pub(super) domains: HashSet<String>,
+    pub(super) locals: HashSet<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VocabularyFile {
+    users: Vec<String>,
+    sandbox_roots: Vec<String>,
+    domains: Vec<String>,
+    locals: Vec<String>,
+}
+
+const BUILTIN_VOCABULARY: &str = include_str!("../../rules/vocabulary/placeholders.toml");
+
+impl Vocabulary {
+    /// The shipped vocabulary plus `extra` words (users and e-mail locals alike).
+    pub fn load(extra: &[String]) -> Vocabulary {
+        // The shipped file is checked by a test; a parse failure here cannot happen in
+        // a released binary, and would only make every finding medium.
+        let file: Option<VocabularyFile> = toml::from_str(BUILTIN_VOCABULARY).ok();
+        let lower = |v: &[String]| {
+            v.iter()
+                .map(|s| s.to_ascii_lowercase())
+                .collect::<HashSet<_>>()
+        };
+        let Some(f) = file else {
+            return Vocabulary::default();
+        };
+        let mut v = Vocabulary {
+            users: lower(&f.users),
+            sandbox_roots: f.sandbox_roots,
+            domains: lower(&f.domains),
+            locals: lower(&f.locals),
+        };
+        for w in extra {
+            v.users.insert(w.to_ascii_lowercase());
+            v.locals.insert(w.to_ascii_lowercase());
+        }
+        v
+    }
+}
+
+/// Everything the judgement reads besides the match.
+#[derive(Debug, Default, Clone)]
+pub struct Knowledge {
+    pub vocabulary: Vocabulary,
+    pub machine: Machine,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vocabulary_ships() {
+        assert!(toml::from_str::<VocabularyFile>(BUILTIN_VOCABULARY).is_ok());
+        assert!(Vocabulary::load(&[]).users.contains("ubuntu"));
+    }
+}
