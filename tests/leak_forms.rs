@@ -3,6 +3,7 @@
 //! not through the excerpt of a neighbouring finding, a pointer, a message, or the
 //! file's name. And every blob the gate is given is judged or fails the run.
 
+mod common;
 use privacy_audit::config::Config;
 use privacy_audit::report::fingerprint::FingerprintKey;
 use privacy_audit::report::{FileStatus, Format, Report, render};
@@ -18,15 +19,7 @@ static SCANNER: LazyLock<Scanner> = LazyLock::new(|| {
 });
 
 fn value() -> impl Strategy<Value = String> {
-    prop_oneof![
-        (
-            "[a-z]{3,9}",
-            "[a-z]{3,9}",
-            prop::sample::select(vec!["gmail.com", "outlook.pt", "yahoo.fr"])
-        )
-            .prop_map(|(a, b, d)| format!("{a}.{b}@{d}")),
-        "[A-Z2-7]{16}".prop_map(|s| format!("AKIA{s}")),
-    ]
+    prop_oneof![common::values::email(), common::values::aws_key(),]
 }
 
 fn full_width(v: &str) -> String {

@@ -3,6 +3,7 @@
 //! property is not vacuous — and never appear in full in any rendering of the report.
 //! Fingerprints are keyed: the same value under two keys gives two fingerprints.
 
+mod common;
 use privacy_audit::config::Config;
 use privacy_audit::report::fingerprint::FingerprintKey;
 use privacy_audit::report::{Format, Report, render};
@@ -22,13 +23,8 @@ fn scanner(key: [u8; 32]) -> Scanner {
 
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
-        (
-            "[a-z]{3,9}",
-            "[a-z]{3,9}",
-            prop::sample::select(vec!["gmail.com", "outlook.pt", "yahoo.fr"])
-        )
-            .prop_map(|(a, b, d)| format!("{a}.{b}@{d}")),
-        "[A-Z2-7]{16}".prop_map(|s| format!("AKIA{s}")),
+        common::values::email(),
+        common::values::aws_key(),
         (11u8..99, 1u8..254, 1u8..254, 2u8..254)
             .prop_map(|(a, b, c, d)| format!("{a}.{b}.{c}.{d}")),
         ("[a-z]{4,10}", "[a-z]{3,8}").prop_map(|(u, f)| format!("/home/{u}/runs/{f}.json")),

@@ -4,6 +4,7 @@
 
 pub mod daemon;
 pub mod git;
+pub mod values;
 
 use assert_cmd::Command;
 use serde_json::Value;
