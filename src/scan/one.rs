@@ -176,8 +176,9 @@ impl Scanner {
         // A byte order mark or a NUL anywhere is a claim about the bytes that the bytes
         // need not keep (`\xff\xfe` before ASCII; UTF-16 past the first 8 KiB): the
         // file is also read with NULs dropped, and what that reading adds is kept.
-        let second = sniff::needs_second_reading(text).then(|| scanner.plain_copy());
-        let (mut findings, claims, note) = self.judge_first(scanner, name, text, depth);
+        let kind = sniff::sniff(text);
+        let second = sniff::needs_second_reading(kind, text).then(|| scanner.plain_copy());
+        let (mut findings, claims, note) = self.judge_first(scanner, name, text, kind, depth);
         if let Some(plain) = second {
             let (more, _) = plain.run_text(&sniff::nul_free_view(text));
             let seen: std::collections::HashSet<(String, String)> = findings
@@ -192,14 +193,16 @@ impl Scanner {
         (findings, claims, note)
     }
 
+    /// The first reading of bytes sniffed as `kind`.
     fn judge_first(
         &self,
         scanner: file::FileScanner<'_>,
         name: &str,
         text: &[u8],
+        kind: Sniff,
         depth: u8,
     ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
-        match sniff::sniff(text) {
+        match kind {
             Sniff::Text => {
                 let (f, c) = scanner.run(name, text);
                 (f, c, None)

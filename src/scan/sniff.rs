@@ -109,10 +109,14 @@ pub fn printable_view(bytes: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// Whether the bytes make a claim the gate should not take on trust: a byte order
-/// mark, or a NUL byte anywhere.
-pub fn needs_second_reading(bytes: &[u8]) -> bool {
-    matches!(sniff(bytes), Sniff::Wide(_, mark) if mark > 0) || memchr::memchr(0, bytes).is_some()
+/// Whether bytes sniffed as `kind` make a claim the gate should not take on trust: a
+/// byte order mark, or a NUL byte anywhere (past the sniffed head, for text).
+pub fn needs_second_reading(kind: Sniff, bytes: &[u8]) -> bool {
+    match kind {
+        Sniff::Wide(_, mark) => mark > 0 || memchr::memchr(0, bytes).is_some(),
+        Sniff::Binary => true,
+        Sniff::Text => memchr::memchr(0, bytes.get(SNIFF..).unwrap_or_default()).is_some(),
+    }
 }
 
 /// The bytes with every NUL dropped, then as [`printable_view`]: ASCII written as
