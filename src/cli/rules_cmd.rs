@@ -19,7 +19,8 @@ pub fn run(config: Config, command: &RulesCommand) -> anyhow::Result<Exit> {
                     .map(|r| {
                         serde_json::json!({
                             "id": r.id, "category": r.category, "severity": r.severity,
-                            "description": r.description, "validator": r.validator.map(Validator::name),
+                            "description": r.description, "provider": r.provider,
+                            "validator": r.validator.map(Validator::name),
                             "origin": r.origin,
                         })
                     })
@@ -27,13 +28,7 @@ pub fn run(config: Config, command: &RulesCommand) -> anyhow::Result<Exit> {
                 serde_json::to_writer_pretty(&mut out, &list)?;
                 writeln!(out)?;
             } else {
-                for r in &rules.rules {
-                    writeln!(
-                        out,
-                        "{:<34} {:<11} {:<8} {}",
-                        r.id, r.category, r.severity, r.description
-                    )?;
-                }
+                list_grouped(&mut out, &rules)?;
                 writeln!(
                     out,
                     "\n{} rules · ruleset sha256 {}",
@@ -69,4 +64,41 @@ pub fn run(config: Config, command: &RulesCommand) -> anyhow::Result<Exit> {
             })
         }
     }
+}
+
+/// Rules without a provider in one table, then provider credentials under each
+/// provider's name, providers in alphabetical order.
+fn list_grouped(out: &mut impl Write, rules: &RuleSet) -> std::io::Result<()> {
+    let row = |out: &mut dyn Write, r: &crate::rules::Rule| {
+        writeln!(
+            out,
+            "{:<40} {:<11} {:<8} {}",
+            r.id, r.category, r.severity, r.description
+        )
+    };
+    for r in rules.rules.iter().filter(|r| r.provider.is_none()) {
+        row(out, r)?;
+    }
+    let mut by_provider: std::collections::BTreeMap<String, Vec<&crate::rules::Rule>> =
+        std::collections::BTreeMap::new();
+    for r in &rules.rules {
+        if let Some(p) = &r.provider {
+            by_provider.entry(p.to_lowercase()).or_default().push(r);
+        }
+    }
+    let count: usize = by_provider.values().map(Vec::len).sum();
+    writeln!(
+        out,
+        "\nprovider credentials: {count} rules for {} providers",
+        by_provider.len()
+    )?;
+    for group in by_provider.values() {
+        let name = group[0].provider.as_deref().unwrap_or_default();
+        writeln!(out, "\n{name}")?;
+        for r in group {
+            write!(out, "  ")?;
+            row(out, r)?;
+        }
+    }
+    Ok(())
 }

@@ -2,54 +2,57 @@
 //! Generic keyword rules call this so that `token: sha256:…` or `password: <PASSWORD>`
 //! never reaches a report.
 
-const PLACEHOLDER_WORDS: &[&str] = &[
-    "xxxx",
-    "****",
-    "....",
-    "…",
-    "example",
-    "placeholder",
-    "changeme",
-    "change_me",
-    "redacted",
-    "dummy",
-    "sample",
-    "your_",
-    "your-",
-    "yourpass",
-    "insert",
-    "_here",
-    "-here",
-    "replace",
-    "secret123",
-    "password123",
-    "notasecret",
-    "not_a_secret",
-    "fake",
-    "mock",
-    "todo",
-    "tbd",
-    "null",
-    "none",
-    "undefined",
-    "masked",
-    "hidden",
-    "omitted",
-    "<",
-    ">",
-    "${",
-    "{{",
-    "%(",
-];
+use base64::Engine;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use std::sync::LazyLock;
 
-pub fn is_credential_like(value: &[u8]) -> bool {
+/// The words that make a value a placeholder (`your_api_key_here`, `<TOKEN>`, `${DB}`),
+/// lowercased: `secret_words` of the placeholder vocabulary, shared by every rule.
+static PLACEHOLDER_WORDS: LazyLock<Vec<String>> = LazyLock::new(super::vocabulary::secret_words);
+
+fn whole_chars(value: &[u8]) -> &str {
     // Byte-mode rules may end a bounded value inside a multi-byte character: judge the
     // whole characters before it.
-    let v = match std::str::from_utf8(value) {
+    match std::str::from_utf8(value) {
         Ok(v) => v,
         Err(e) => std::str::from_utf8(&value[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    let v = v.trim_matches(|c| c == '"' || c == '\'');
+    }
+}
+
+/// A placeholder word anywhere in the value, or one that ends in `here`
+/// (`AccessTokenHere`, `YOUR_KEY_HERE`).
+pub fn is_placeholder(lower: &str) -> bool {
+    PLACEHOLDER_WORDS.iter().any(|w| holds_word(lower, w)) || lower.ends_with("here")
+}
+
+/// A short plain word (`none`, `tbd`, `mock`) counts only standing apart from letters
+/// and digits: inside 160 random characters such words turn up by chance about one
+/// time in a hundred. Longer words, and those with a symbol, count anywhere.
+fn holds_word(lower: &str, word: &str) -> bool {
+    if word.len() >= 5 || !word.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return lower.contains(word);
+    }
+    let bytes = lower.as_bytes();
+    lower.match_indices(word).any(|(i, _)| {
+        let end = i + word.len();
+        (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+            && (end == bytes.len() || !bytes[end].is_ascii_alphanumeric())
+    })
+}
+
+/// `$DB_PASSWORD`, `%PASSWORD%`, `env:TOKEN`, `os.environ[...]`, `process.env.X`.
+fn is_reference(lower: &str) -> bool {
+    lower.starts_with('$')
+        || (lower.starts_with('%') && lower.ends_with('%'))
+        || lower.starts_with("env:")
+        || lower.contains("environ")
+        || lower.contains("process.env")
+        || lower.contains("getenv")
+}
+
+pub fn is_credential_like(value: &[u8]) -> bool {
+    let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
     if v.len() < 6 {
         return false;
     }
@@ -57,20 +60,7 @@ pub fn is_credential_like(value: &[u8]) -> bool {
     if is_digest(&lower) || is_uuid(&lower) {
         return false;
     }
-    if PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w)) {
-        return false;
-    }
-    // `$DB_PASSWORD`, `%PASSWORD%`, `env:TOKEN`, `os.environ[...]`, `process.env.X`.
-    if lower.starts_with('$')
-        || (lower.starts_with('%') && lower.ends_with('%'))
-        || lower.starts_with("env:")
-        || lower.contains("environ")
-        || lower.contains("process.env")
-        || lower.contains("getenv")
-    {
-        return false;
-    }
-    if is_filler(v.as_bytes()) {
+    if is_placeholder(&lower) || is_reference(&lower) || is_filler(v.as_bytes()) {
         return false;
     }
     // A bare word (`password: required`, `token: bearer`) is prose, not a credential.
@@ -78,6 +68,118 @@ pub fn is_credential_like(value: &[u8]) -> bool {
     let has_upper = v.bytes().any(|b| b.is_ascii_uppercase());
     let has_symbol = v.bytes().any(|b| !b.is_ascii_alphanumeric());
     has_digit || (has_upper && v.bytes().any(|b| b.is_ascii_lowercase())) || has_symbol
+}
+
+/// A value whose rule already says it is a key (a provider's prefix, or a credential
+/// name before it): hex and UUID shapes count, since that is what many keys look like;
+/// placeholders, filler and variable references do not.
+pub fn is_key_material(value: &[u8]) -> bool {
+    let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
+    let lower = v.to_ascii_lowercase();
+    v.len() >= 8 && !is_placeholder(&lower) && !is_reference(&lower) && !is_filler(v.as_bytes())
+}
+
+/// Last words of a name that holds an identifier or a digest, never a key: the commit
+/// in `GITHUB_SHA=`, the id in `"datadog_app_id":`.
+const IDENTIFIER_WORDS: &[&str] = &[
+    "sha",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "hash",
+    "digest",
+    "checksum",
+    "commit",
+    "etag",
+    "id",
+    "ids",
+    "uuid",
+    "guid",
+    "rev",
+    "revision",
+    "version",
+    "fingerprint",
+    "nonce",
+    "build",
+    "run",
+    "ref",
+    "oid",
+];
+
+/// Whether the name the value is assigned to (the JSON member, else the name just
+/// before `=`/`:` in the text) ends in an identifier word.
+pub fn named_as_identifier(before: &[u8], key: Option<&str>) -> bool {
+    let name: &[u8] = match key {
+        Some(k) => k.as_bytes(),
+        None => {
+            let trimmed = before
+                .iter()
+                .rposition(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>'))
+                .map_or(&before[..0], |i| &before[..=i]);
+            let start = trimmed
+                .iter()
+                .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+                .map_or(0, |i| i + 1);
+            &trimmed[start..]
+        }
+    };
+    // The last word: after the last `_`, `.`, `-`, or at a lower-to-upper step (`appId`).
+    let mut cut = 0;
+    for i in 1..name.len() {
+        if matches!(name[i - 1], b'_' | b'.' | b'-')
+            || (name[i - 1].is_ascii_lowercase() && name[i].is_ascii_uppercase())
+        {
+            cut = i;
+        }
+    }
+    let last = String::from_utf8_lossy(&name[cut..]).to_ascii_lowercase();
+    IDENTIFIER_WORDS.contains(&last.as_str())
+}
+
+/// Passwords that stand for one in documentation: `user:password`, `admin:admin`.
+const STAND_IN_PASSWORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "pass",
+    "pwd",
+    "secret",
+    "test",
+    "admin",
+    "user",
+    "username",
+    "root",
+    "guest",
+    "token",
+    "x-oauth-basic",
+];
+
+/// `Authorization: Basic`, Docker `auths`: base64 of `user:password` whose password is
+/// a real one (not a stand-in word, a placeholder or the user name again).
+pub fn is_basic_credential(value: &[u8]) -> bool {
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let Ok(decoded) = LENIENT.decode(value) else {
+        return false;
+    };
+    let Ok(text) = std::str::from_utf8(&decoded) else {
+        return false;
+    };
+    let Some((user, password)) = text.split_once(':') else {
+        return false;
+    };
+    let lower = password.to_ascii_lowercase();
+    !user.is_empty()
+        && !user.chars().any(char::is_control)
+        && password.len() >= 4
+        && !password.chars().any(char::is_control)
+        && !STAND_IN_PASSWORDS.contains(&lower.as_str())
+        && !password.eq_ignore_ascii_case(user)
+        && !is_placeholder(&lower)
+        && !is_reference(&lower)
+        && !is_filler(password.as_bytes())
 }
 
 /// A placeholder's filler rather than random characters: one character repeated over
@@ -96,7 +198,23 @@ pub fn is_filler(v: &[u8]) -> bool {
         longest = longest.max(run);
         ascending = ascending.max(up);
     }
-    (longest >= 8 && longest * 5 >= v.len() * 2) || longest == v.len() || ascending >= 10
+    (longest >= 8 && longest * 5 >= v.len() * 2)
+        || longest == v.len()
+        || ascending >= 10
+        || mostly_one_character(v)
+}
+
+/// One letter or digit is most of the value's letters and digits, whatever separates
+/// them: `00000000-0000-0000-0000-000000000000`, `sk-lf-aaaa-aaaa-…`.
+fn mostly_one_character(v: &[u8]) -> bool {
+    let mut counts = [0u32; 128];
+    let mut total = 0u32;
+    for &b in v.iter().filter(|b| b.is_ascii_alphanumeric()) {
+        counts[usize::from(b)] += 1;
+        total = total.saturating_add(1);
+    }
+    let top = counts.iter().copied().max().unwrap_or(0);
+    top >= 12 && top * 5 >= total * 3
 }
 
 /// Hex digests (md5, sha1/git, sha256, sha512), optionally `algo:`-prefixed.

@@ -29,10 +29,12 @@ pub enum Validator {
     EsDni,
     Phone,
     SecretValue,
+    KeyMaterial,
+    BasicAuth,
 }
 
 impl Validator {
-    pub const ALL: [Validator; 13] = [
+    pub const ALL: [Validator; 15] = [
         Validator::Email,
         Validator::InternalHost,
         Validator::OrgHost,
@@ -46,6 +48,8 @@ impl Validator {
         Validator::EsDni,
         Validator::Phone,
         Validator::SecretValue,
+        Validator::KeyMaterial,
+        Validator::BasicAuth,
     ];
 
     pub fn name(self) -> &'static str {
@@ -63,6 +67,8 @@ impl Validator {
             Validator::EsDni => "es_dni",
             Validator::Phone => "phone",
             Validator::SecretValue => "secret_value",
+            Validator::KeyMaterial => "key_material",
+            Validator::BasicAuth => "basic_auth",
         }
     }
 
@@ -87,6 +93,11 @@ impl Validator {
             Validator::EsDni => "Spanish DNI/NIE check letter",
             Validator::Phone => "plausible digit count and not a reserved fictional number",
             Validator::SecretValue => "not a digest, UUID, placeholder or variable reference",
+            Validator::KeyMaterial => {
+                "not a placeholder, filler, variable reference or an id/digest field \
+                 (hex and UUID keys count)"
+            }
+            Validator::BasicAuth => "base64 of user:password with a real password",
         }
     }
 
@@ -109,6 +120,10 @@ impl Validator {
             Validator::EsDni => pii::is_es_dni(c.value),
             Validator::Phone => pii::is_phone(c),
             Validator::SecretValue => secret::is_credential_like(c.value),
+            Validator::KeyMaterial => {
+                secret::is_key_material(c.value) && !secret::named_as_identifier(c.before, c.key)
+            }
+            Validator::BasicAuth => secret::is_basic_credential(c.value),
         }
     }
 }

@@ -21,6 +21,7 @@ struct VocabularyFile {
     sandbox_roots: Vec<String>,
     domains: Vec<String>,
     locals: Vec<String>,
+    secret_words: Vec<String>,
 }
 
 const BUILTIN_VOCABULARY: &str = include_str!("../../rules/vocabulary/placeholders.toml");
@@ -53,6 +54,18 @@ impl Vocabulary {
     }
 }
 
+/// The words that make a credential-shaped value a placeholder, lowercased.
+pub fn secret_words() -> Vec<String> {
+    toml::from_str::<VocabularyFile>(BUILTIN_VOCABULARY)
+        .map(|f| {
+            f.secret_words
+                .iter()
+                .map(|w| w.to_ascii_lowercase())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Everything the judgement reads besides the match.
 #[derive(Debug, Default, Clone)]
 pub struct Knowledge {
@@ -68,5 +81,6 @@ mod tests {
     fn the_vocabulary_ships() {
         assert!(toml::from_str::<VocabularyFile>(BUILTIN_VOCABULARY).is_ok());
         assert!(Vocabulary::load(&[]).users.contains("ubuntu"));
+        assert!(secret_words().iter().any(|w| w == "changeme"));
     }
 }

@@ -13,6 +13,30 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
     ),
     ("schema.toml", include_str!("../../rules/schema.toml")),
     ("providers.toml", include_str!("../../rules/providers.toml")),
+    (
+        "credentials.toml",
+        include_str!("../../rules/credentials.toml"),
+    ),
+    (
+        "providers-ai.toml",
+        include_str!("../../rules/providers-ai.toml"),
+    ),
+    (
+        "providers-cloud.toml",
+        include_str!("../../rules/providers-cloud.toml"),
+    ),
+    (
+        "providers-code.toml",
+        include_str!("../../rules/providers-code.toml"),
+    ),
+    (
+        "providers-comms.toml",
+        include_str!("../../rules/providers-comms.toml"),
+    ),
+    (
+        "providers-business.toml",
+        include_str!("../../rules/providers-business.toml"),
+    ),
 ];
 
 #[cfg(test)]

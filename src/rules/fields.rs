@@ -4,7 +4,8 @@
 use crate::error::{Error, Result};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-/// Restricts a rule to JSON values whose pointer matches.
+/// Restricts a rule to JSON values whose pointer matches. Keys compare ignoring ASCII
+/// case: `Password`, `PASSWORD` and `password` hold the same thing.
 pub struct FieldFilter {
     globs: GlobSet,
     /// The last pointer step every glob requires, when all globs end in a literal: lets
@@ -19,6 +20,8 @@ struct LastKeys {
     /// Bit `min(len, 63)` for each key's length.
     lengths: u64,
     keys: Vec<String>,
+    /// Last steps written `*name` (`**/*api_key`): any key that ends with the name.
+    suffixes: Vec<String>,
 }
 
 impl LastKeys {
@@ -27,7 +30,16 @@ impl LastKeys {
     }
 
     fn contains(&self, key: &str) -> bool {
-        self.lengths & LastKeys::length_bit(key.len()) != 0 && self.keys.iter().any(|k| k == key)
+        let key = key.as_bytes();
+        (self.lengths & LastKeys::length_bit(key.len()) != 0
+            && self
+                .keys
+                .iter()
+                .any(|k| k.as_bytes().eq_ignore_ascii_case(key)))
+            || self.suffixes.iter().any(|s| {
+                key.len() >= s.len()
+                    && key[key.len() - s.len()..].eq_ignore_ascii_case(s.as_bytes())
+            })
     }
 }
 
@@ -46,16 +58,25 @@ impl FieldFilter {
 }
 
 /// Where `rules test` places a field rule's examples: the first glob without wildcards,
-/// else the first glob with a leading `**` dropped (`**/password` → `/password`).
+/// else the first glob made concrete: a leading `**` dropped, a `*` step named `x`, and
+/// the star of a `*name` step dropped (`**/auths/*/auth` → `/auths/x/auth`).
 pub(super) fn example_field(fields: &[String]) -> Option<String> {
-    fields
-        .iter()
-        .find(|f| !f.contains(['*', '?', '[', '{']))
-        .cloned()
-        .or_else(|| {
-            let f = fields.first()?.strip_prefix("**")?;
-            (!f.contains(['*', '?', '[', '{'])).then(|| f.to_string())
+    if let Some(plain) = fields.iter().find(|f| !f.contains(['*', '?', '[', '{'])) {
+        return Some(plain.clone());
+    }
+    let first = fields.first()?;
+    let rest = first.strip_prefix("**").unwrap_or(first);
+    if rest.contains(['?', '[', '{']) || rest.contains("**") {
+        return None;
+    }
+    let steps: Vec<String> = rest
+        .split('/')
+        .map(|step| match step {
+            "*" => "x".to_string(),
+            s => s.replace('*', ""),
         })
+        .collect();
+    Some(steps.join("/"))
 }
 
 pub(super) fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<FieldFilter> {
@@ -64,13 +85,19 @@ pub(super) fn field_filter(origin: &str, id: &str, fields: &[String]) -> Result<
     for f in fields {
         let glob = GlobBuilder::new(f)
             .literal_separator(true)
+            .case_insensitive(true)
             .build()
             .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad field glob: {e}")))?;
         set.add(glob);
         let last = f.rsplit('/').next().unwrap_or("");
-        match (&mut last_keys, last.contains(['*', '?', '[', '{'])) {
-            (Some(keys), false) => {
-                let key = last.replace("~1", "/").replace("~0", "~");
+        let wild = |t: &str| t.contains(['*', '?', '[', '{']);
+        let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
+        match (&mut last_keys, last.strip_prefix('*')) {
+            (Some(keys), Some(tail)) if !tail.is_empty() && !wild(tail) => {
+                keys.suffixes.push(unescape(tail));
+            }
+            (Some(keys), None) if !wild(last) => {
+                let key = unescape(last);
                 keys.lengths |= LastKeys::length_bit(key.len());
                 keys.keys.push(key);
             }
@@ -100,11 +127,25 @@ mod tests {
             assert!(filter.may_match_key(Some(key)), "{key}");
         }
         let longer = "k".repeat(71);
+        assert!(filter.may_match_key(Some("PassWord")), "keys ignore case");
         for key in ["passwore", "api~1key", "pass", "", longer.as_str()] {
             assert!(!filter.may_match_key(Some(key)), "{key}");
         }
         assert!(!filter.may_match_key(None));
         let open = field_filter("test", "r", &["**/pass*".to_string()]).expect("valid");
         assert!(open.may_match_key(Some("anything")));
+    }
+
+    #[test]
+    fn a_leading_star_matches_keys_by_their_end() {
+        let filter = field_filter("test", "r", &["**/*api_key".to_string()]).expect("valid");
+        for (key, pointer) in [("DD_API_KEY", "/env/DD_API_KEY"), ("api_key", "/api_key")] {
+            assert!(filter.may_match_key(Some(key)), "{key}");
+            assert!(filter.matches(pointer), "{pointer}");
+        }
+        for key in ["api_key_id", "key", "api"] {
+            assert!(!filter.may_match_key(Some(key)), "{key}");
+        }
+        assert!(!filter.matches("/api_key_sha256"));
     }
 }

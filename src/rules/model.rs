@@ -18,6 +18,9 @@ pub struct RuleSpec {
     pub category: Category,
     pub severity: Severity,
     pub description: String,
+    /// Whose credential this is (`Stripe`, `GitLab`): `rules list` groups by it.
+    #[serde(default)]
+    pub provider: Option<String>,
     /// The pattern. A named group `value` marks the part that is sensitive; without it
     /// the whole match is the value.
     #[serde(default)]
