@@ -1,80 +1,199 @@
-//! Provider credentials by their own shape: each found bare, assigned in a shell
-//! export, inside a JSON string among escapes, and inside base64; placeholders shaped
-//! like them are not.
+//! Provider credentials, every rule of `rules/providers*.toml` through the real binary:
+//! each example found bare in a log line, assigned in a shell export, inside a JSON
+//! string among escapes and inside base64; the `"name": "value"` form of a keyed rule
+//! also as a real JSON member; and each placeholder-shaped negative not found.
 
 mod common;
 use common::*;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// (rule id, a bare synthetic token) for every rule of `rules/providers.toml`.
-fn tokens() -> Vec<(String, String)> {
-    let file: toml::Table =
-        toml::from_str(include_str!("../rules/providers.toml")).expect("providers.toml");
-    let rules = file["rule"].as_array().expect("rules");
-    rules
+const FILES: [&str; 6] = [
+    include_str!("../rules/providers.toml"),
+    include_str!("../rules/providers-ai.toml"),
+    include_str!("../rules/providers-cloud.toml"),
+    include_str!("../rules/providers-code.toml"),
+    include_str!("../rules/providers-comms.toml"),
+    include_str!("../rules/providers-business.toml"),
+];
+
+struct Rule {
+    id: String,
+    matches: Vec<String>,
+    no_match: Vec<String>,
+}
+
+fn rules() -> Vec<Rule> {
+    let strings = |v: &toml::Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    FILES
         .iter()
-        .map(|r| {
-            let id = r["id"].as_str().expect("id").to_string();
-            let bare = r["examples"]["match"][1]
-                .as_str()
-                .expect("bare")
-                .to_string();
-            (id, bare)
+        .flat_map(|text| {
+            let file: toml::Table = toml::from_str(text).expect("provider rules parse");
+            file["rule"].as_array().expect("rules").clone()
+        })
+        .map(|r| Rule {
+            id: r["id"].as_str().expect("id").to_string(),
+            matches: strings(&r["examples"]["match"]),
+            no_match: strings(&r["examples"]["no_match"]),
         })
         .collect()
 }
 
-fn found(lines: &[String]) -> Vec<String> {
+/// Scans `lines` as one JSONL file: the rule ids found on each line (1-based).
+fn found_by_line(lines: &[String]) -> BTreeMap<u64, BTreeSet<String>> {
     let (home, dir) = (
         tempfile::tempdir().expect("t"),
         tempfile::tempdir().expect("t"),
     );
     std::fs::write(dir.path().join("t.jsonl"), lines.join("\n")).expect("write");
     let report = scan_json(home.path(), dir.path(), &["--no-baseline"]).json();
-    report["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|f| f["rule_id"].as_str().map(str::to_string))
-        .collect()
+    let mut out: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+    for (_, line, _, _, _, id) in findings(&report) {
+        out.entry(line).or_default().insert(id);
+    }
+    out
+}
+
+/// Every `(rule, example)` written one way per line; each must be found by its rule.
+fn assert_each_found(way: &str, wrap: impl Fn(&str) -> String) {
+    let rules = rules();
+    let cases: Vec<(&str, &str)> = rules
+        .iter()
+        .flat_map(|r| r.matches.iter().map(move |m| (r.id.as_str(), m.as_str())))
+        .collect();
+    let lines: Vec<String> = cases.iter().map(|(_, m)| wrap(m)).collect();
+    let found = found_by_line(&lines);
+    let missed: Vec<&str> = cases
+        .iter()
+        .enumerate()
+        .filter(|(i, (id, _))| !found.get(&(*i as u64 + 1)).is_some_and(|s| s.contains(*id)))
+        .map(|(_, (id, _))| *id)
+        .collect();
+    assert!(missed.is_empty(), "{way}: not found by {missed:?}");
 }
 
 #[test]
-fn each_provider_token_is_found_four_ways() {
-    use base64::Engine;
-    let tokens = tokens();
-    assert!(tokens.len() >= 28);
-    for (id, token) in &tokens {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(format!("token={token}\n"));
-        let ways = [
-            serde_json::json!({ "log": format!("{token}") }).to_string(),
-            serde_json::json!({ "cmd": format!("export SERVICE_TOKEN=\"{token}\"") }).to_string(),
-            serde_json::json!({ "out": format!("a\tb\n{token}\n\"done\"") }).to_string(),
-            serde_json::json!({ "attachment": b64 }).to_string(),
-        ];
-        for way in ways {
-            let got = found(std::slice::from_ref(&way));
-            assert!(
-                got.contains(id),
-                "{id} not found in {}",
-                way.replace(token.as_str(), "<token>")
-            );
-        }
+fn there_are_at_least_150_provider_rules_each_with_examples() {
+    let rules = rules();
+    assert!(rules.len() >= 150, "{} provider rules", rules.len());
+    for r in &rules {
+        assert!(r.matches.len() >= 2, "{}: two positive examples", r.id);
+        assert!(!r.no_match.is_empty(), "{}: a negative example", r.id);
     }
 }
 
 #[test]
-fn placeholders_shaped_like_tokens_are_not_found() {
+fn found_in_a_log_line() {
+    assert_each_found("log line", |m| serde_json::json!({ "log": m }).to_string());
+}
+
+#[test]
+fn found_in_a_shell_export() {
+    assert_each_found("export", |m| {
+        serde_json::json!({ "cmd": format!("export SERVICE_CONFIG='{m}'") }).to_string()
+    });
+}
+
+#[test]
+fn found_among_json_escapes() {
+    assert_each_found("escapes", |m| {
+        serde_json::json!({ "out": format!("a\tb\n{m}\n\"done\"") }).to_string()
+    });
+}
+
+#[test]
+fn found_inside_base64() {
+    use base64::Engine;
+    assert_each_found("base64", |m| {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(format!("{m}\n"));
+        serde_json::json!({ "attachment": b64 }).to_string()
+    });
+}
+
+/// `"datadog_api_key": "…"` written as a real member of a record (not as text) is
+/// still a credential: found by the provider's rule or the credential-field rules.
+#[test]
+fn keyed_examples_are_found_as_json_members() {
+    let members: Vec<(String, String)> = rules()
+        .iter()
+        .flat_map(|r| r.matches.iter())
+        .filter_map(|m| {
+            let (k, v) = m.strip_prefix('"')?.split_once("\": \"")?;
+            Some((k.to_string(), v.strip_suffix('"')?.to_string()))
+        })
+        .collect();
+    assert!(members.len() >= 50, "{} keyed examples", members.len());
+    let lines: Vec<String> = members
+        .iter()
+        .map(|(k, v)| serde_json::json!({ "env": { k: v } }).to_string())
+        .collect();
+    let found = found_by_line(&lines);
+    let missed: Vec<&str> = members
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            !found
+                .get(&(*i as u64 + 1))
+                .is_some_and(|s| s.iter().any(|id| id.starts_with("secret.")))
+        })
+        .map(|(_, (k, _))| k.as_str())
+        .collect();
+    assert!(missed.is_empty(), "members not found: {missed:?}");
+}
+
+#[test]
+fn placeholder_negatives_are_not_found() {
+    let rules = rules();
+    let cases: Vec<(&str, &str)> = rules
+        .iter()
+        .flat_map(|r| r.no_match.iter().map(move |m| (r.id.as_str(), m.as_str())))
+        .collect();
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|(_, m)| serde_json::json!({ "example": m }).to_string())
+        .collect();
+    let found = found_by_line(&lines);
+    let flagged: Vec<(&str, &BTreeSet<String>)> = found
+        .iter()
+        .map(|(line, ids)| (cases[*line as usize - 1].0, ids))
+        .collect();
+    assert!(flagged.is_empty(), "placeholders flagged: {flagged:?}");
+}
+
+#[test]
+fn placeholder_kinds_are_not_found() {
     let lines: Vec<String> = [
         "AKIAXXXXXXXXXXXXXXXX",
         "github_pat_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "xoxp-0000000000-0000000000-#####",
+        "SLACK_TOKEN=xoxp-123-456-YourAccessTokenHere",
+        "sk-ant-api03-abc123xyzabc123xyzabc123xyzabc123xyzabc123xyzabc123xyzabc123xyzabc123xyzabc123xyzabc123xyzAA",
         "sntryu_0000000000000000000000000000000000000000000000000000000000000000",
         "pplx-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         "dckr_pat_abcdefghijklmnopqrstuvwxyza",
-        "PMAK-000000000000000000000000-0000000000000000000000000000000000",
-        "whsec_0123456789abcdefghijklmnopqrstuvwxyz",
+        "DD_API_KEY=<your-datadog-api-key>",
+        "DD_API_KEY=${DATADOG_API_KEY}",
+        "WANDB_API_KEY={{ secrets.WANDB_API_KEY }}",
+        "OPENAI_API_KEY=sk-your-key-here",
+        "api_key: changeme",
+        "token = dummy-token-for-tests",
+        "pcsk_aaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "HEROKU_API_KEY=00000000-0000-0000-0000-000000000000",
+        "GITHUB_API_KEY=\nDYNATRACE_API_KEY=",
+        "implementation 'io.jsonwebtoken:jjwt-jackson-extension:0.12.6'",
     ]
     .iter()
     .map(|v| serde_json::json!({ "example": v }).to_string())
     .collect();
-    assert_eq!(found(&lines), Vec::<String>::new());
+    let found = found_by_line(&lines);
+    let flagged: Vec<(&String, &BTreeSet<String>)> = found
+        .iter()
+        .map(|(line, ids)| (&lines[*line as usize - 1], ids))
+        .collect();
+    assert!(flagged.is_empty(), "placeholders flagged: {flagged:?}");
 }

@@ -17,6 +17,7 @@ mod ip;
 pub mod keywords;
 mod local_path;
 pub mod machine;
+mod members;
 mod pii;
 pub mod secret;
 pub mod validators;
@@ -55,6 +56,9 @@ pub struct Scratch {
     digit_which_cache: Option<Cache>,
     lanes: keywords::LaneHits,
     seg_starts: Vec<usize>,
+    /// Member rules for one JSON member, and its `name=value` text.
+    member_rules: Vec<usize>,
+    member_text: Vec<u8>,
     /// Object keys judged for leaving out of units, kept with the scratch so they
     /// outlive one file (see `scan::keys`).
     pub key_verdicts: verdicts::Verdicts,
@@ -111,6 +115,7 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
     if !rules.field_rules.is_empty() {
         detect_fields(rules, unit, scratch, out, None);
     }
+    members::detect_members(rules, unit, scratch, out);
     if let Some(deny) = &rules.denylist
         && let Some(ri) = rules
             .rules

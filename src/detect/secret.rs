@@ -107,22 +107,20 @@ const IDENTIFIER_WORDS: &[&str] = &[
     "oid",
 ];
 
-/// Whether the name the value is assigned to (the JSON member, else the name just
-/// before `=`/`:` in the text) ends in an identifier word.
+/// Whether the name the value is assigned to (the name just before `=`/`:` in the
+/// text, else the JSON member's key) ends in an identifier word.
 pub fn named_as_identifier(before: &[u8], key: Option<&str>) -> bool {
-    let name: &[u8] = match key {
-        Some(k) => k.as_bytes(),
-        None => {
-            let trimmed = before
-                .iter()
-                .rposition(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>'))
-                .map_or(&before[..0], |i| &before[..=i]);
-            let start = trimmed
-                .iter()
-                .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
-                .map_or(0, |i| i + 1);
-            &trimmed[start..]
-        }
+    let trimmed = before
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>'))
+        .map_or(&before[..0], |i| &before[..=i]);
+    let start = trimmed
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+        .map_or(0, |i| i + 1);
+    let name: &[u8] = match (&trimmed[start..], key) {
+        ([], Some(k)) => k.as_bytes(),
+        (text, _) => text,
     };
     // The last word: after the last `_`, `.`, `-`, or at a lower-to-upper step (`appId`).
     let mut cut = 0;
@@ -254,6 +252,72 @@ mod tests {
             assert!(!is_credential_like(v.as_bytes()), "{v}");
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
+        assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
+    }
+
+    #[test]
+    fn short_placeholder_words_count_only_standing_apart() {
+        assert!(is_placeholder("token-none"));
+        assert!(is_placeholder("tbd"));
+        // `none` and `tbd` inside random characters are chance, not a placeholder.
+        assert!(!is_placeholder("q8nonez7tbdk2"));
+        assert!(is_placeholder("sk-abc123xyz"));
+    }
+
+    #[test]
+    fn filler_is_one_character_whatever_separates_it() {
+        assert!(is_filler(b"00000000-0000-0000-0000-000000000000"));
+        assert!(is_filler(b"sk-lf-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"));
+        assert!(!is_filler(b"e7a13c5f-9b2d-4e86-a0f1-3c7d5b9e2a64"));
+        assert!(!is_filler(
+            b"AAAAAAAAAAAAAAAAAAAAAJXq8RbN4yZc1dHf7sPa4Ue6gVi0bQXo3vB9qLm2TzR8wKc5YjN1dHf7sPa4"
+        ));
+    }
+
+    #[test]
+    fn names_of_ids_and_digests() {
+        for (before, key) in [
+            ("GITHUB_SHA=", None),
+            ("\"datadog_app_id\": \"", None),
+            ("", Some("clientId")),
+            ("", Some("request_uuid")),
+            ("etag: ", Some("note")),
+        ] {
+            assert!(
+                named_as_identifier(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+        for (before, key) in [
+            ("DD_API_KEY=", None),
+            ("", Some("wandbApiKey")),
+            ("token: ", Some("id")),
+        ] {
+            assert!(
+                !named_as_identifier(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn basic_credentials_are_judged_decoded() {
+        use base64::Engine;
+        let enc = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        assert!(is_basic_credential(enc("ana:S3cure!pw").as_bytes()));
+        assert!(is_basic_credential(
+            enc("ci-bot:J7qM2xV9nL4w").trim_end_matches('=').as_bytes()
+        ));
+        for stand_in in [
+            "user:password",
+            "admin:admin",
+            "me:${TOKEN}",
+            "nocolon",
+            "u:abc",
+        ] {
+            assert!(!is_basic_credential(enc(stand_in).as_bytes()), "{stand_in}");
+        }
+        assert!(!is_basic_credential(b"not base64!"));
         assert!(is_credential_like(b"s3cr3t-v4lue-91"));
     }
 }

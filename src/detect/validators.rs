@@ -30,11 +30,12 @@ pub enum Validator {
     Phone,
     SecretValue,
     KeyMaterial,
+    NamedKey,
     BasicAuth,
 }
 
 impl Validator {
-    pub const ALL: [Validator; 15] = [
+    pub const ALL: [Validator; 16] = [
         Validator::Email,
         Validator::InternalHost,
         Validator::OrgHost,
@@ -49,6 +50,7 @@ impl Validator {
         Validator::Phone,
         Validator::SecretValue,
         Validator::KeyMaterial,
+        Validator::NamedKey,
         Validator::BasicAuth,
     ];
 
@@ -68,6 +70,7 @@ impl Validator {
             Validator::Phone => "phone",
             Validator::SecretValue => "secret_value",
             Validator::KeyMaterial => "key_material",
+            Validator::NamedKey => "named_key",
             Validator::BasicAuth => "basic_auth",
         }
     }
@@ -94,9 +97,9 @@ impl Validator {
             Validator::Phone => "plausible digit count and not a reserved fictional number",
             Validator::SecretValue => "not a digest, UUID, placeholder or variable reference",
             Validator::KeyMaterial => {
-                "not a placeholder, filler, variable reference or an id/digest field \
-                 (hex and UUID keys count)"
+                "not a placeholder, filler or variable reference (hex and UUID keys count)"
             }
+            Validator::NamedKey => "key_material, and not assigned to an id or digest name",
             Validator::BasicAuth => "base64 of user:password with a real password",
         }
     }
@@ -120,7 +123,8 @@ impl Validator {
             Validator::EsDni => pii::is_es_dni(c.value),
             Validator::Phone => pii::is_phone(c),
             Validator::SecretValue => secret::is_credential_like(c.value),
-            Validator::KeyMaterial => {
+            Validator::KeyMaterial => secret::is_key_material(c.value),
+            Validator::NamedKey => {
                 secret::is_key_material(c.value) && !secret::named_as_identifier(c.before, c.key)
             }
             Validator::BasicAuth => secret::is_basic_credential(c.value),

@@ -59,4 +59,20 @@ mod tests {
         listed.sort();
         assert_eq!(on_disk, listed);
     }
+
+    /// The placeholder model is one for every rule: a secret rule that could report a
+    /// value must name a validator that rejects placeholders.
+    #[test]
+    fn every_secret_rule_judges_placeholders() {
+        const JUDGING: [&str; 4] = ["secret_value", "key_material", "named_key", "basic_auth"];
+        for (name, text) in super::BUILTIN_RULES {
+            for s in crate::rules::parse_rule_file(name, text).expect("parses") {
+                let spec = s.spec;
+                if spec.category == crate::finding::Category::Secret && spec.regex.is_some() {
+                    let v = spec.validator.as_deref().unwrap_or("none");
+                    assert!(JUDGING.contains(&v), "{}: validator {v}", spec.id);
+                }
+            }
+        }
+    }
 }

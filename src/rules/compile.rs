@@ -67,6 +67,8 @@ pub struct Rule {
     pub examples: Examples,
     /// The first `fields` glob with no wildcard: where `rules test` places examples.
     pub examples_field: Option<String>,
+    /// Also runs on `name=value` of JSON members (see [`super::MemberIndex`]).
+    pub members: bool,
 }
 
 /// A rule that owns a keyword of the prefilter.
@@ -96,6 +98,8 @@ pub struct RuleSet {
     pub always_rules: Vec<usize>,
     /// Rules limited by `fields`: they run per JSON value.
     pub field_rules: Vec<usize>,
+    /// Keyed rules that also run on JSON members, by the keywords of their names.
+    pub members: Option<super::MemberIndex>,
     /// Object keys that open no search may be left out of units (see `scan::keys`):
     /// sound only while every window stays within its segment, which this says.
     pub key_gaps: bool,
@@ -228,7 +232,9 @@ impl RuleSet {
             && digits.as_ref().is_none_or(|g| g.lead.is_some())
             && !patterns.iter().any(|p| p.contains('\n'))
             && !byte_keywords.iter().any(|(b, _)| *b == b'\n');
+        let members = super::MemberIndex::new(&rules)?;
         Ok(RuleSet {
+            members,
             key_gaps,
             byte_keywords,
             digits,
@@ -325,6 +331,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             validator: None,
             examples: spec.examples,
             examples_field: None,
+            members: false,
         });
     }
     let pattern = match (&spec.regex, spec.keywords.is_empty()) {
@@ -390,6 +397,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         validator,
         examples_field: example_field(&spec.fields),
         examples: spec.examples,
+        members: spec.members,
     })
 }
 
@@ -423,6 +431,7 @@ fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
         validator: Some(Validator::OrgHost),
         examples: Examples::default(),
         examples_field: None,
+        members: false,
     }))
 }
 
@@ -444,6 +453,7 @@ fn denylist_rule() -> Rule {
         validator: None,
         examples: Examples::default(),
         examples_field: None,
+        members: false,
     }
 }
 

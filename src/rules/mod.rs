@@ -6,12 +6,14 @@ pub mod builtin;
 mod compile;
 mod fields;
 mod lead;
+mod members;
 pub mod model;
 pub mod pattern;
 pub mod selftest;
 
 pub use compile::{KeywordOwner, Matcher, Rule, RuleSet};
 pub use fields::FieldFilter;
+pub use members::MemberIndex;
 pub use model::{Examples, RuleFile, RuleSpec};
 
 use crate::config::Config;

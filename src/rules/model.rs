@@ -38,6 +38,10 @@ pub struct RuleSpec {
     /// JSON Pointer globs the rule is limited to (`*` one step, `**` any number).
     #[serde(default)]
     pub fields: Vec<String>,
+    /// Also run on JSON members whose name holds a keyword, as `name=value`: the
+    /// keyed form of a rule written for `NAME=value` text.
+    #[serde(default)]
+    pub members: bool,
     /// Name of a built-in check the value must also pass (see `rules list`).
     #[serde(default)]
     pub validator: Option<String>,

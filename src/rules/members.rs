@@ -1,0 +1,53 @@
+//! Keyed rules on JSON members. A rule such as "a Datadog key is 32 hex digits named
+//! with `datadog` or `dd_api_key`" reads `DD_API_KEY=…` in text; in a JSON record the
+//! name is a member's key and the value a separate string. Rules marked `members`
+//! also run on `name=value` of every member whose name holds one of their keywords.
+
+use super::compile::Rule;
+use crate::error::{Error, Result};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+pub struct MemberIndex {
+    /// Every keyword of every member rule, ASCII case-insensitive.
+    names: AhoCorasick,
+    /// Pattern id → the member rules that own that keyword.
+    owners: Vec<Vec<usize>>,
+}
+
+impl MemberIndex {
+    pub fn new(rules: &[Rule]) -> Result<Option<MemberIndex>> {
+        let mut words: Vec<String> = Vec::new();
+        let mut owners: Vec<Vec<usize>> = Vec::new();
+        for (i, rule) in rules.iter().enumerate().filter(|(_, r)| r.members) {
+            for kw in &rule.keywords {
+                let kw = kw.to_ascii_lowercase();
+                match words.iter().position(|w| *w == kw) {
+                    Some(p) => owners[p].push(i),
+                    None => {
+                        words.push(kw);
+                        owners.push(vec![i]);
+                    }
+                }
+            }
+        }
+        if words.is_empty() {
+            return Ok(None);
+        }
+        let names = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&words)
+            .map_err(|e| Error::rules("member keywords", e.to_string()))?;
+        Ok(Some(MemberIndex { names, owners }))
+    }
+
+    /// The member rules whose keyword `name` holds, each once, in rule order.
+    pub fn rules_for(&self, name: &str, out: &mut Vec<usize>) {
+        out.clear();
+        for m in self.names.find_overlapping_iter(name) {
+            out.extend_from_slice(&self.owners[m.pattern().as_usize()]);
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}

@@ -1,0 +1,168 @@
+//! Credentials found by where they stand: hex and UUID keys under credential names,
+//! Docker `auths`, `.netrc`, `curl -u`, connection strings, a service-account key
+//! pasted inside a string, `Authorization: Basic` judged decoded. Real files, the real
+//! binary; each negative is a shape a data set holds without leaking anything.
+
+mod common;
+use base64::Engine;
+use common::*;
+use std::path::Path;
+
+/// `(file, pointer, rule id)` of every secret finding in `dir`.
+fn secrets(dir: &Path) -> Vec<(String, Option<String>, String)> {
+    let home = tempfile::tempdir().expect("home");
+    let report = scan_json(home.path(), dir, &["--no-baseline"]).json();
+    findings(&report)
+        .into_iter()
+        .filter(|f| f.4 == "secret")
+        .map(|(path, _, _, pointer, _, id)| (path, pointer, id))
+        .collect()
+}
+
+fn b64(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+fn jsonl(records: &[serde_json::Value]) -> String {
+    records.iter().map(|r| r.to_string() + "\n").collect()
+}
+
+#[test]
+fn hex_and_uuid_keys_count_under_credential_names_only() {
+    let dir = tempfile::tempdir().expect("dir");
+    let hex32 = "9f2c4e81b07d3a65c1e8f4b29a0d7c53";
+    let hex40 = "3c9e1f07a4b82d65e0c7f19a84b3d26e5f0a1c97";
+    let uuid = "e7a13c5f-9b2d-4e86-a0f1-3c7d5b9e2a64";
+    let keyed = serde_json::json!({
+        "DD_API_KEY": hex32, "WANDB_API_KEY": hex40, "service_token": uuid,
+        "note": format!("export AZURE_OPENAI_API_KEY={hex32}"),
+    });
+    let named_as_ids = serde_json::json!({
+        "GIT_COMMIT": hex40, "sha256": hex32, "etag": hex32, "api_key_id": uuid,
+        "run_uuid": uuid, "token_hash": hex40,
+        "note": format!("GITHUB_SHA={hex40} checksum: {hex32} request_id={uuid}"),
+    });
+    std::fs::write(dir.path().join("keyed.json"), keyed.to_string()).expect("write");
+    std::fs::write(dir.path().join("ids.json"), named_as_ids.to_string()).expect("write");
+    let found = secrets(dir.path());
+    let pointers: Vec<&str> = found.iter().filter_map(|f| f.1.as_deref()).collect();
+    for p in ["/DD_API_KEY", "/WANDB_API_KEY", "/service_token", "/note"] {
+        assert!(pointers.contains(&p), "{p} not found in {found:?}");
+    }
+    assert!(
+        found.iter().all(|f| f.0 == "keyed.json"),
+        "ids and digests flagged: {found:?}"
+    );
+}
+
+#[test]
+fn docker_auths_are_judged_by_their_decoded_password() {
+    let dir = tempfile::tempdir().expect("dir");
+    let config = serde_json::json!({ "auths": {
+        "registry.acme.lan": { "auth": b64("ci-bot:J7qM2xV9nL4w") },
+        "ghcr.io": { "auth": b64("user:password") },
+        "docker.io": { "auth": b64("deploy:${REGISTRY_TOKEN}") },
+    }});
+    std::fs::write(dir.path().join("config.json"), config.to_string()).expect("write");
+    // The same config pasted into a transcript, as text inside a string.
+    let pasted = serde_json::json!({ "content": format!("my docker config: {config}") });
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&[pasted])).expect("write");
+    let found = secrets(dir.path());
+    let ids: Vec<(&str, &str)> = found.iter().map(|f| (f.0.as_str(), f.2.as_str())).collect();
+    assert!(
+        ids.contains(&("config.json", "secret.docker_auths")),
+        "{found:?}"
+    );
+    assert!(ids.iter().any(|(f, _)| *f == "t.jsonl"), "{found:?}");
+    assert_eq!(
+        found.iter().filter(|f| f.0 == "config.json").count(),
+        1,
+        "stand-in and variable passwords flagged: {found:?}"
+    );
+}
+
+#[test]
+fn netrc_curl_and_basic_auth_passwords_are_found_and_stand_ins_are_not() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(
+        dir.path().join(".netrc"),
+        "machine git.acme.lan\n  login svc-eval\n  password Kq7vLm2x9Zt\n\
+         machine api.acme.lan login ci password Zr4-pW8qTn2\n\
+         machine example.org login me password $NETRC_PASSWORD\n",
+    )
+    .expect("write");
+    let records = [
+        serde_json::json!({ "cmd": "curl -s -u svc-eval:Kq7-vLm2x9 https://api.acme.lan/v1/runs" }),
+        serde_json::json!({ "cmd": "curl -u user:password https://example.org" }),
+        serde_json::json!({ "cmd": "curl --user \"$USER:$TOKEN\" https://example.org" }),
+        serde_json::json!({ "headers": format!("Authorization: Basic {}", b64("ana:S3cure!pw")) }),
+        serde_json::json!({ "headers": format!("Authorization: Basic {}", b64("user:password")) }),
+        serde_json::json!({ "headers": format!("Authorization: Basic {}", b64("admin:admin")) }),
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
+    let found = secrets(dir.path());
+    let count = |file: &str, id: &str| found.iter().filter(|f| f.0 == file && f.2 == id).count();
+    assert_eq!(count(".netrc", "secret.netrc_password"), 2, "{found:?}");
+    assert_eq!(
+        count("t.jsonl", "secret.curl_user_password"),
+        1,
+        "{found:?}"
+    );
+    assert_eq!(count("t.jsonl", "secret.basic_auth"), 1, "{found:?}");
+    assert_eq!(found.len(), 4, "stand-ins flagged: {found:?}");
+}
+
+#[test]
+fn connection_strings_in_their_common_dialects() {
+    let dir = tempfile::tempdir().expect("dir");
+    let leaks = [
+        "Driver={ODBC Driver 18 for SQL Server};Server=tcp:db.acme.lan,1433;Uid=evals;Pwd=Qx7-mV2pLk9;",
+        "jdbc:postgresql://db.acme.lan:5432/evals?user=evals&password=Qx7mV2pLk9&ssl=true",
+        "jdbc:oracle:thin:scott/Qx7-mV2pLk9@db.acme.lan:1521:ORCL",
+        "mongodb+srv://evals:Qx7mV2pLk9@cluster0.acme.mongodb.net/runs",
+        "redis://:Qx7mV2pLk9@cache.acme.lan:6379/0",
+        "amqps://worker:Qx7mV2pLk9@mq.acme.lan:5671/evals",
+        "postgresql://evals:Qx7-mV2pLk9@db.acme.lan/evals",
+        "host=db.acme.lan user=evals password=Qx7-mV2pLk9 dbname=evals",
+        "PGPASSWORD=Qx7-mV2pLk9 psql -h db.acme.lan",
+    ];
+    let clean = [
+        "postgresql://evals:${DB_PASSWORD}@db/evals",
+        "mongodb://localhost:27017/runs",
+        "jdbc:postgresql://db:5432/evals?user=evals&password=<password>",
+    ];
+    let records: Vec<serde_json::Value> = leaks
+        .iter()
+        .chain(clean.iter())
+        .map(|s| serde_json::json!({ "config": s }))
+        .collect();
+    std::fs::write(dir.path().join("c.jsonl"), jsonl(&records)).expect("write");
+    let home = tempfile::tempdir().expect("home");
+    let report = scan_json(home.path(), dir.path(), &["--no-baseline"]).json();
+    let lines: std::collections::BTreeSet<u64> = findings(&report)
+        .into_iter()
+        .filter(|f| f.4 == "secret")
+        .map(|f| f.1)
+        .collect();
+    let expected: std::collections::BTreeSet<u64> = (1..=leaks.len() as u64).collect();
+    assert_eq!(lines, expected, "lines with a secret finding");
+}
+
+#[test]
+fn a_service_account_key_pasted_inside_a_string_is_found() {
+    let dir = tempfile::tempdir().expect("dir");
+    let key = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7kq3mP9vT2xLw\n\
+               q8RbN4yZc1dHf7sPa4Ue6gVi0bQXo3vB9qLm2TzR8wKc5YjN1dHf7sPa4Ue6gVi0\n\
+               -----END PRIVATE KEY-----\n";
+    let account = serde_json::json!({
+        "type": "service_account", "project_id": "evals-4821", "private_key": key,
+    });
+    // Pasted as text after a sentence: the key's newlines are `\n` escapes twice over.
+    let record = serde_json::json!({ "content": format!("here is the key file: {account}") });
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&[record])).expect("write");
+    let found = secrets(dir.path());
+    assert!(
+        found.iter().any(|f| f.2 == "secret.private_key"),
+        "{found:?}"
+    );
+}
