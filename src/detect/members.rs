@@ -15,8 +15,19 @@ pub(super) fn detect_members(
     let Some(index) = &rules.members else {
         return;
     };
-    for seg in &unit.segments {
-        let Some(node) = seg.node.filter(|_| !seg.is_key) else {
+    // From each key in the text to the string value after it. A key left out of the
+    // text (see `scan::keys`) holds no keyword of any rule: a credential's name holds
+    // one (`key`, `token`, `secret`, `pass`, or the provider's), so most keys of a
+    // dataset are never looked at here.
+    for (i, key) in unit.segments.iter().enumerate() {
+        let Some(node) = key.node.filter(|_| key.is_key) else {
+            continue;
+        };
+        let Some(seg) = unit
+            .segments
+            .get(i + 1)
+            .filter(|v| !v.is_key && v.node == Some(node))
+        else {
             continue;
         };
         let Some(name) = unit.paths.last_key(node) else {

@@ -184,6 +184,9 @@ fn detect_fields(
             continue;
         };
         let key = unit.paths.last_key(node);
+        if !rules.field_keys.may_match(key) {
+            continue;
+        }
         let mut pointer: Option<String> = None;
         for &ri in rules
             .field_rules
@@ -194,6 +197,11 @@ fn detect_fields(
             let (Some(filter), Matcher::Regex(p)) = (&rule.fields, &rule.matcher) else {
                 continue;
             };
+            if let Some((min, max)) = p.whole_len
+                && (seg.end - seg.start < min || max.is_some_and(|m| seg.end - seg.start > m))
+            {
+                continue;
+            }
             if !filter.may_match_key(key) {
                 continue;
             }

@@ -2,14 +2,23 @@
 //! Generic keyword rules call this so that `token: sha256:…` or `password: <PASSWORD>`
 //! never reaches a report.
 
+use aho_corasick::AhoCorasick;
 use base64::Engine;
 use base64::engine::DecodePaddingMode;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use std::sync::LazyLock;
 
-/// The words that make a value a placeholder (`your_api_key_here`, `<TOKEN>`, `${DB}`),
-/// lowercased: `secret_words` of the placeholder vocabulary, shared by every rule.
-static PLACEHOLDER_WORDS: LazyLock<Vec<String>> = LazyLock::new(super::vocabulary::secret_words);
+/// The words that make a value a placeholder (`your_api_key_here`, `<TOKEN>`, `${DB}`):
+/// `secret_words` of the placeholder vocabulary, shared by every rule, in one automaton
+/// (every candidate of every secret rule is asked).
+static PLACEHOLDER_WORDS: LazyLock<Option<(AhoCorasick, Vec<String>)>> = LazyLock::new(|| {
+    let words = super::vocabulary::secret_words();
+    let ac = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(&words)
+        .ok()?;
+    Some((ac, words))
+});
 
 fn whole_chars(value: &[u8]) -> &str {
     // Byte-mode rules may end a bounded value inside a multi-byte character: judge the
@@ -23,7 +32,13 @@ fn whole_chars(value: &[u8]) -> &str {
 /// A placeholder word anywhere in the value, or one that ends in `here`
 /// (`AccessTokenHere`, `YOUR_KEY_HERE`).
 pub fn is_placeholder(lower: &str) -> bool {
-    PLACEHOLDER_WORDS.iter().any(|w| holds_word(lower, w)) || lower.ends_with("here")
+    let Some((ac, words)) = PLACEHOLDER_WORDS.as_ref() else {
+        return lower.ends_with("here");
+    };
+    lower.ends_with("here")
+        || ac
+            .find_overlapping_iter(lower)
+            .any(|m| holds_word(lower, &words[m.pattern().as_usize()]))
 }
 
 /// A short plain word (`none`, `tbd`, `mock`) counts only standing apart from letters
@@ -135,6 +150,21 @@ pub fn named_as_identifier(before: &[u8], key: Option<&str>) -> bool {
     IDENTIFIER_WORDS.contains(&last.as_str())
 }
 
+/// What a generic keyword rule (`api_key = …`, `SECRET=…`) reports: a random-looking
+/// credential (`secret_value` and at least 3.5 bits per byte), or a hex or UUID key
+/// under a name that is not an id's or a digest's (`DD_API_KEY=<32 hex>`, never
+/// `token_sha=` or `request_id:`). Random hex is judged by its shape, not its entropy:
+/// one 32-digit key in five falls below 3.5 bits.
+pub fn is_assigned_secret(value: &[u8], before: &[u8], key: Option<&str>) -> bool {
+    let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
+    let hex = (32..=64).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_hexdigit());
+    if hex || is_uuid(v) {
+        return is_key_material(value) && !named_as_identifier(before, key);
+    }
+    // The entropy floor first: it turns most values away without a copy.
+    super::validators::entropy(value) >= 3.5 && is_credential_like(value)
+}
+
 /// Passwords that stand for one in documentation: `user:password`, `admin:admin`.
 const STAND_IN_PASSWORDS: &[&str] = &[
     "password",
@@ -224,6 +254,7 @@ pub fn is_digest(lower: &str) -> bool {
     matches!(hex.len(), 32 | 40 | 56 | 64 | 96 | 128) && hex.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A UUID in either case (`is_uuid` asks hex digits only).
 pub fn is_uuid(lower: &str) -> bool {
     let b = lower.as_bytes();
     b.len() == 36

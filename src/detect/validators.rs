@@ -31,11 +31,12 @@ pub enum Validator {
     SecretValue,
     KeyMaterial,
     NamedKey,
+    KeyedSecret,
     BasicAuth,
 }
 
 impl Validator {
-    pub const ALL: [Validator; 16] = [
+    pub const ALL: [Validator; 17] = [
         Validator::Email,
         Validator::InternalHost,
         Validator::OrgHost,
@@ -51,6 +52,7 @@ impl Validator {
         Validator::SecretValue,
         Validator::KeyMaterial,
         Validator::NamedKey,
+        Validator::KeyedSecret,
         Validator::BasicAuth,
     ];
 
@@ -71,6 +73,7 @@ impl Validator {
             Validator::SecretValue => "secret_value",
             Validator::KeyMaterial => "key_material",
             Validator::NamedKey => "named_key",
+            Validator::KeyedSecret => "keyed_secret",
             Validator::BasicAuth => "basic_auth",
         }
     }
@@ -100,6 +103,9 @@ impl Validator {
                 "not a placeholder, filler or variable reference (hex and UUID keys count)"
             }
             Validator::NamedKey => "key_material, and not assigned to an id or digest name",
+            Validator::KeyedSecret => {
+                "secret_value with 3.5 bits per byte, or a hex/UUID key under a credential name"
+            }
             Validator::BasicAuth => "base64 of user:password with a real password",
         }
     }
@@ -124,6 +130,7 @@ impl Validator {
             Validator::Phone => pii::is_phone(c),
             Validator::SecretValue => secret::is_credential_like(c.value),
             Validator::KeyMaterial => secret::is_key_material(c.value),
+            Validator::KeyedSecret => secret::is_assigned_secret(c.value, c.before, c.key),
             Validator::NamedKey => {
                 secret::is_key_material(c.value) && !secret::named_as_identifier(c.before, c.key)
             }

@@ -64,7 +64,13 @@ mod tests {
     /// value must name a validator that rejects placeholders.
     #[test]
     fn every_secret_rule_judges_placeholders() {
-        const JUDGING: [&str; 4] = ["secret_value", "key_material", "named_key", "basic_auth"];
+        const JUDGING: [&str; 5] = [
+            "secret_value",
+            "key_material",
+            "named_key",
+            "keyed_secret",
+            "basic_auth",
+        ];
         for (name, text) in super::BUILTIN_RULES {
             for s in crate::rules::parse_rule_file(name, text).expect("parses") {
                 let spec = s.spec;

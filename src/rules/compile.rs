@@ -67,8 +67,9 @@ pub struct Rule {
     pub examples: Examples,
     /// The first `fields` glob with no wildcard: where `rules test` places examples.
     pub examples_field: Option<String>,
-    /// Also runs on `name=value` of JSON members (see [`super::MemberIndex`]).
-    pub members: bool,
+    /// Runs on `name=value` of JSON members whose name holds one of these (see
+    /// [`super::MemberIndex`]).
+    pub member_names: Vec<String>,
 }
 
 /// A rule that owns a keyword of the prefilter.
@@ -98,6 +99,8 @@ pub struct RuleSet {
     pub always_rules: Vec<usize>,
     /// Rules limited by `fields`: they run per JSON value.
     pub field_rules: Vec<usize>,
+    /// Whether any of them may take a value under a key.
+    pub field_keys: super::AnyFieldKey,
     /// Keyed rules that also run on JSON members, by the keywords of their names.
     pub members: Option<super::MemberIndex>,
     /// Object keys that open no search may be left out of units (see `scan::keys`):
@@ -233,7 +236,10 @@ impl RuleSet {
             && !patterns.iter().any(|p| p.contains('\n'))
             && !byte_keywords.iter().any(|(b, _)| *b == b'\n');
         let members = super::MemberIndex::new(&rules)?;
+        let field_keys =
+            super::AnyFieldKey::of(field_rules.iter().filter_map(|&i| rules[i].fields.as_ref()));
         Ok(RuleSet {
+            field_keys,
             members,
             key_gaps,
             byte_keywords,
@@ -331,7 +337,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             validator: None,
             examples: spec.examples,
             examples_field: None,
-            members: false,
+            member_names: Vec::new(),
         });
     }
     let pattern = match (&spec.regex, spec.keywords.is_empty()) {
@@ -397,7 +403,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         validator,
         examples_field: example_field(&spec.fields),
         examples: spec.examples,
-        members: spec.members,
+        member_names: spec.member_names,
     })
 }
 
@@ -431,7 +437,7 @@ fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
         validator: Some(Validator::OrgHost),
         examples: Examples::default(),
         examples_field: None,
-        members: false,
+        member_names: Vec::new(),
     }))
 }
 
@@ -453,7 +459,7 @@ fn denylist_rule() -> Rule {
         validator: None,
         examples: Examples::default(),
         examples_field: None,
-        members: false,
+        member_names: Vec::new(),
     }
 }
 

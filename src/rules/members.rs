@@ -1,14 +1,14 @@
 //! Keyed rules on JSON members. A rule such as "a Datadog key is 32 hex digits named
 //! with `datadog` or `dd_api_key`" reads `DD_API_KEY=…` in text; in a JSON record the
-//! name is a member's key and the value a separate string. Rules marked `members`
-//! also run on `name=value` of every member whose name holds one of their keywords.
+//! name is a member's key and the value a separate string. Rules with `member_names`
+//! also run on `name=value` of every member whose name holds one of those words.
 
 use super::compile::Rule;
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 pub struct MemberIndex {
-    /// Every keyword of every member rule, ASCII case-insensitive.
+    /// Every member name word of every rule, ASCII case-insensitive.
     names: AhoCorasick,
     /// Pattern id → the member rules that own that keyword.
     owners: Vec<Vec<usize>>,
@@ -18,8 +18,8 @@ impl MemberIndex {
     pub fn new(rules: &[Rule]) -> Result<Option<MemberIndex>> {
         let mut words: Vec<String> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
-        for (i, rule) in rules.iter().enumerate().filter(|(_, r)| r.members) {
-            for kw in &rule.keywords {
+        for (i, rule) in rules.iter().enumerate() {
+            for kw in &rule.member_names {
                 let kw = kw.to_ascii_lowercase();
                 match words.iter().position(|w| *w == kw) {
                     Some(p) => owners[p].push(i),

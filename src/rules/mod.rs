@@ -12,7 +12,7 @@ pub mod pattern;
 pub mod selftest;
 
 pub use compile::{KeywordOwner, Matcher, Rule, RuleSet};
-pub use fields::FieldFilter;
+pub use fields::{AnyFieldKey, FieldFilter};
 pub use members::MemberIndex;
 pub use model::{Examples, RuleFile, RuleSpec};
 

@@ -38,10 +38,11 @@ pub struct RuleSpec {
     /// JSON Pointer globs the rule is limited to (`*` one step, `**` any number).
     #[serde(default)]
     pub fields: Vec<String>,
-    /// Also run on JSON members whose name holds a keyword, as `name=value`: the
-    /// keyed form of a rule written for `NAME=value` text.
+    /// Words (ASCII case-insensitive) of which a JSON member's name must hold one for
+    /// the rule to also run on that member as `name=value`: the keyed form of a rule
+    /// written for `NAME=value` text.
     #[serde(default)]
-    pub members: bool,
+    pub member_names: Vec<String>,
     /// Name of a built-in check the value must also pass (see `rules list`).
     #[serde(default)]
     pub validator: Option<String>,

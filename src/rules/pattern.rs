@@ -66,6 +66,9 @@ pub struct Pattern {
     /// When the value is flanked by word boundaries (see [`super::lead::bounded_value`]):
     /// its least and greatest length.
     pub bounded_value: Option<(usize, Option<usize>)>,
+    /// For a regex anchored at both ends (`^…$`, as field rules are written): the least
+    /// and greatest length of what it matches, so a value outside them is never searched.
+    pub whole_len: Option<(usize, Option<usize>)>,
 }
 
 /// One to three bytes, at least one of which every match holds; or one byte that every
@@ -192,11 +195,20 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
         alphabet: alphabet(&hir),
         digit_lead: super::lead::digit_lead(&hir),
         bounded_value: super::lead::bounded_value(&hir),
+        whole_len: whole_len(&hir),
     })
 }
 
 /// The bytes whose occurrences open the rule's windows: its one-byte keywords, or
 /// (with no keyword) its implied trigger byte.
+fn whole_len(hir: &Hir) -> Option<(usize, Option<usize>)> {
+    use regex_syntax::hir::Look;
+    let p = hir.properties();
+    let anchored = |set: regex_syntax::hir::LookSet| set.contains(Look::Start);
+    (anchored(p.look_set_prefix()) && p.look_set_suffix().contains(Look::End))
+        .then(|| (p.minimum_len().unwrap_or(0), p.maximum_len()))
+}
+
 fn trigger_bytes(hir: &Hir, keywords: &[String]) -> Vec<u8> {
     let mut bytes: Vec<u8> = keywords
         .iter()
