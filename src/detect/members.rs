@@ -47,10 +47,10 @@ pub(super) fn detect_members(
             let Matcher::Regex(p) = &rules.rules[ri].matcher else {
                 continue;
             };
-            let engine = engine(&mut scratch.engines[ri], &p.regex);
+            let engine = engine(&mut scratch.engines[ri], p.regex());
             let mut input = Input::new(&buf[..]);
             loop {
-                p.regex
+                p.regex()
                     .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
                 let Some(m) = engine.caps.get_match() else {
                     break;

@@ -157,7 +157,7 @@ fn search_windows(
     if scratch.windows[ri].is_empty() {
         return;
     }
-    let engine = engine(&mut scratch.engines[ri], &p.regex);
+    let engine = engine(&mut scratch.engines[ri], p.regex());
     for &(lo, hi) in scratch.windows[ri].finish() {
         run_regex(rules, ri, p, engine, &unit.text, (lo, hi), 0, unit, out);
     }
@@ -209,7 +209,7 @@ fn detect_fields(
             if filter.matches(ptr) {
                 // The value alone is the haystack: `^` and `$` mean the value's ends.
                 let hay = &unit.text[seg.start..seg.end];
-                let engine = engine(&mut scratch.engines[ri], &p.regex);
+                let engine = engine(&mut scratch.engines[ri], p.regex());
                 run_regex(
                     rules,
                     ri,
@@ -245,7 +245,7 @@ fn run_regex(
     }
     let mut input = Input::new(hay).range(lo..hi);
     loop {
-        p.regex
+        p.regex()
             .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
         let Some(m) = engine.caps.get_match() else {
             break;
@@ -266,7 +266,7 @@ fn run_regex(
             .filter(|&end| value.end > end);
         if let Some(end) = seg_end {
             let within = Input::new(hay).range(m.start()..(end + 1).min(hi));
-            p.regex
+            p.regex()
                 .search_captures_with(&mut engine.cache, &within, &mut engine.caps);
             next = end.max(m.start() + 1);
         }
@@ -397,5 +397,5 @@ pub fn detect_rule(rules: &RuleSet, ri: usize, unit: &Unit, out: &mut Vec<RawMat
 /// Whether `p` matches anywhere in `unit`, windows aside: lets `rules test` tell a
 /// rule whose keyword lies outside its match from one whose regex does not match.
 pub fn matches_anywhere(p: &Pattern, unit: &Unit) -> bool {
-    p.regex.is_match(&unit.text[..])
+    p.regex().is_match(&unit.text[..])
 }

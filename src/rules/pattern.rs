@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
 use regex_syntax::hir::{Class, Hir, HirKind};
+use std::sync::OnceLock;
 
 /// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
 pub const REGEX_SIZE_LIMIT: usize = 4 << 20;
@@ -50,7 +51,8 @@ pub enum Trigger {
 }
 
 pub struct Pattern {
-    pub regex: Regex,
+    /// Built on first use for a built-in rule (see [`compile_lazy`]).
+    built: OnceLock<Regex>,
     pub source: String,
     pub value_group: Option<usize>,
     pub reach: Reach,
@@ -148,6 +150,32 @@ impl DigitGroup {
     }
 }
 
+impl Pattern {
+    pub fn regex(&self) -> &Regex {
+        self.built.get_or_init(|| {
+            builder().build(&self.source).unwrap_or_else(|e| {
+                // Only a built-in regex is built here, and a test builds each one.
+                tracing::error!(pattern = %self.source, error = %e, "a built-in regex does not build");
+                Regex::new_many::<&str>(&[]).unwrap_or_else(|_| unreachable!("no patterns"))
+            })
+        })
+    }
+}
+
+/// The index of the capture group called `name`, as the built regex numbers it (the
+/// syntax tree's numbering: left to right by opening parenthesis, the whole match 0).
+fn capture_index(hir: &Hir, name: &str) -> Option<usize> {
+    match hir.kind() {
+        HirKind::Capture(c) if c.name.as_deref() == Some(name) => Some(c.index as usize),
+        HirKind::Capture(c) => capture_index(&c.sub, name),
+        HirKind::Repetition(r) => capture_index(&r.sub, name),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+            subs.iter().find_map(|h| capture_index(h, name))
+        }
+        _ => None,
+    }
+}
+
 fn builder() -> meta::Builder {
     let mut b = Regex::builder();
     b.syntax(syntax::Config::new().unicode(false).utf8(false))
@@ -170,6 +198,20 @@ fn builder() -> meta::Builder {
 /// `keywords` are the rule's: a one-byte keyword is where the rule runs, so it makes no
 /// gate (see [`Pattern::required`]).
 pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Result<Pattern> {
+    let pattern = compile_lazy(origin, id, source, keywords)?;
+    let regex = builder()
+        .build(source)
+        .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad regex: {e}")))?;
+    // Just made: the cell is empty, and `set` cannot fail.
+    let _ = pattern.built.set(regex);
+    Ok(pattern)
+}
+
+/// [`compile`] without building the regex: it is built the first time a window asks
+/// for it. For the built-in rules, whose regexes a test builds: most of them never see
+/// their keyword in a given commit or folder, and building three hundred regexes was
+/// most of a hook's start-up.
+pub fn compile_lazy(origin: &str, id: &str, source: &str, keywords: &[String]) -> Result<Pattern> {
     let bad = |e: String| Error::rules(origin, format!("rule `{id}`: bad regex: {e}"));
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
@@ -177,16 +219,13 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
         .build()
         .parse(source)
         .map_err(|e| bad(e.to_string()))?;
-    let regex = builder().build(source).map_err(|e| bad(e.to_string()))?;
-    let value_group = regex
-        .group_info()
-        .to_index(regex_automata::PatternID::ZERO, "value");
+    let value_group = capture_index(&hir, "value");
     let reach = Reach {
         max_len: hir.properties().maximum_len(),
         single_line: single_line(&hir),
     };
     Ok(Pattern {
-        regex,
+        built: OnceLock::new(),
         source: source.to_string(),
         value_group,
         reach,
@@ -421,5 +460,24 @@ mod tests {
     #[test]
     fn pathological_patterns_are_rejected() {
         assert!(compile("test", "t", "(a{1000}){1000}", &[]).is_err());
+    }
+
+    /// Built-in regexes are built on first use, so a test builds each: every one must
+    /// build, and its `value` group must be where the syntax tree numbers it.
+    #[test]
+    fn every_built_in_regex_builds_and_finds_its_value_group() {
+        for (name, text) in crate::rules::builtin::BUILTIN_RULES {
+            for s in crate::rules::parse_rule_file(name, text).expect("parses") {
+                let Some(source) = s.spec.regex.as_deref() else {
+                    continue;
+                };
+                let lazy = compile_lazy(name, &s.spec.id, source, &[]).expect("parses");
+                let built = builder().build(source).expect("builds");
+                let by_regex = built
+                    .group_info()
+                    .to_index(regex_automata::PatternID::ZERO, "value");
+                assert_eq!(lazy.value_group, by_regex, "{}", s.spec.id);
+            }
+        }
     }
 }
