@@ -18,6 +18,7 @@ pub mod keywords;
 mod local_path;
 pub mod machine;
 mod members;
+mod names;
 mod pii;
 pub mod secret;
 pub mod validators;

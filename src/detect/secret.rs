@@ -2,6 +2,7 @@
 //! Generic keyword rules call this so that `token: sha256:…` or `password: <PASSWORD>`
 //! never reaches a report.
 
+use super::names::named_as_not_secret;
 use aho_corasick::AhoCorasick;
 use base64::Engine;
 use base64::engine::DecodePaddingMode;
@@ -94,72 +95,35 @@ pub fn is_key_material(value: &[u8]) -> bool {
     v.len() >= 8 && !is_placeholder(&lower) && !is_reference(&lower) && !is_filler(v.as_bytes())
 }
 
-/// Last words of a name that holds an identifier or a digest, never a key: the commit
-/// in `GITHUB_SHA=`, the id in `"datadog_app_id":`.
-const IDENTIFIER_WORDS: &[&str] = &[
-    "sha",
-    "sha1",
-    "sha256",
-    "sha512",
-    "md5",
-    "hash",
-    "digest",
-    "checksum",
-    "commit",
-    "etag",
-    "id",
-    "ids",
-    "uuid",
-    "guid",
-    "rev",
-    "revision",
-    "version",
-    "fingerprint",
-    "nonce",
-    "build",
-    "run",
-    "ref",
-    "oid",
-];
+/// 32 to 128 hex digits, or a UUID: what a key looks like that `secret_value` would take
+/// for a digest.
+fn hex_or_uuid(v: &str) -> bool {
+    ((32..=128).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_hexdigit())) || is_uuid(v)
+}
 
-/// Whether the name the value is assigned to (the name just before `=`/`:` in the
-/// text, else the JSON member's key) ends in an identifier word.
-pub fn named_as_identifier(before: &[u8], key: Option<&str>) -> bool {
-    let trimmed = before
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>'))
-        .map_or(&before[..0], |i| &before[..=i]);
-    let start = trimmed
-        .iter()
-        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
-        .map_or(0, |i| i + 1);
-    let name: &[u8] = match (&trimmed[start..], key) {
-        ([], Some(k)) => k.as_bytes(),
-        (text, _) => text,
-    };
-    // The last word: after the last `_`, `.`, `-`, or at a lower-to-upper step (`appId`).
-    let mut cut = 0;
-    for i in 1..name.len() {
-        if matches!(name[i - 1], b'_' | b'.' | b'-')
-            || (name[i - 1].is_ascii_lowercase() && name[i].is_ascii_uppercase())
-        {
-            cut = i;
-        }
+/// `secret_value` in a credential's place (a password, a connection string, a
+/// header): also a hex or UUID value (`openssl rand -hex 16`) under a name that does
+/// not say id, digest or cursor.
+pub fn is_secret_value(value: &[u8], before: &[u8], key: Option<&str>) -> bool {
+    let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
+    if hex_or_uuid(v) {
+        return is_key_material(value) && !named_as_not_secret(before, key);
     }
-    let last = String::from_utf8_lossy(&name[cut..]).to_ascii_lowercase();
-    IDENTIFIER_WORDS.contains(&last.as_str())
+    is_credential_like(value)
 }
 
 /// What a generic keyword rule (`api_key = …`, `SECRET=…`) reports: a random-looking
-/// credential (`secret_value` and at least 3.5 bits per byte), or a hex or UUID key
-/// under a name that is not an id's or a digest's (`DD_API_KEY=<32 hex>`, never
-/// `token_sha=` or `request_id:`). Random hex is judged by its shape, not its entropy:
-/// one 32-digit key in five falls below 3.5 bits.
+/// credential (`secret_value` and at least 3.5 bits per byte), or a hex or UUID key,
+/// under a name that does not say id, digest or cursor (`DD_API_KEY=<32 hex>`, never
+/// `token_sha=`, `NextToken:` or `request_id:`). Random hex is judged by its shape, not
+/// its entropy: one 32-digit key in five falls below 3.5 bits.
 pub fn is_assigned_secret(value: &[u8], before: &[u8], key: Option<&str>) -> bool {
+    if named_as_not_secret(before, key) {
+        return false;
+    }
     let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
-    let hex = (32..=64).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_hexdigit());
-    if hex || is_uuid(v) {
-        return is_key_material(value) && !named_as_identifier(before, key);
+    if hex_or_uuid(v) {
+        return is_key_material(value);
     }
     // The entropy floor first: it turns most values away without a copy.
     super::validators::entropy(value) >= 3.5 && is_credential_like(value)
@@ -180,6 +144,8 @@ const STAND_IN_PASSWORDS: &[&str] = &[
     "guest",
     "token",
     "x-oauth-basic",
+    "open sesame",
+    "opensesame",
 ];
 
 /// `Authorization: Basic`, Docker `auths`: base64 of `user:password` whose password is
@@ -205,6 +171,9 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
         && !password.chars().any(char::is_control)
         && !STAND_IN_PASSWORDS.contains(&lower.as_str())
         && !password.eq_ignore_ascii_case(user)
+        && !password
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .eq_ignore_ascii_case(user)
         && !is_placeholder(&lower)
         && !is_reference(&lower)
         && !is_filler(password.as_bytes())
@@ -303,32 +272,6 @@ mod tests {
         assert!(!is_filler(
             b"AAAAAAAAAAAAAAAAAAAAAJXq8RbN4yZc1dHf7sPa4Ue6gVi0bQXo3vB9qLm2TzR8wKc5YjN1dHf7sPa4"
         ));
-    }
-
-    #[test]
-    fn names_of_ids_and_digests() {
-        for (before, key) in [
-            ("GITHUB_SHA=", None),
-            ("\"datadog_app_id\": \"", None),
-            ("", Some("clientId")),
-            ("", Some("request_uuid")),
-            ("etag: ", Some("note")),
-        ] {
-            assert!(
-                named_as_identifier(before.as_bytes(), key),
-                "{before:?} {key:?}"
-            );
-        }
-        for (before, key) in [
-            ("DD_API_KEY=", None),
-            ("", Some("wandbApiKey")),
-            ("token: ", Some("id")),
-        ] {
-            assert!(
-                !named_as_identifier(before.as_bytes(), key),
-                "{before:?} {key:?}"
-            );
-        }
     }
 
     #[test]

@@ -98,7 +98,9 @@ impl Validator {
             Validator::RoCnp => "Romanian CNP: valid date, county and checksum",
             Validator::EsDni => "Spanish DNI/NIE check letter",
             Validator::Phone => "plausible digit count and not a reserved fictional number",
-            Validator::SecretValue => "not a digest, UUID, placeholder or variable reference",
+            Validator::SecretValue => {
+                "not a placeholder or variable reference; hex or a UUID only under a credential's name"
+            }
             Validator::KeyMaterial => {
                 "not a placeholder, filler or variable reference (hex and UUID keys count)"
             }
@@ -128,11 +130,12 @@ impl Validator {
             Validator::RoCnp => pii::is_ro_cnp(c.value),
             Validator::EsDni => pii::is_es_dni(c.value),
             Validator::Phone => pii::is_phone(c),
-            Validator::SecretValue => secret::is_credential_like(c.value),
+            Validator::SecretValue => secret::is_secret_value(c.value, c.before, c.key),
             Validator::KeyMaterial => secret::is_key_material(c.value),
             Validator::KeyedSecret => secret::is_assigned_secret(c.value, c.before, c.key),
             Validator::NamedKey => {
-                secret::is_key_material(c.value) && !secret::named_as_identifier(c.before, c.key)
+                secret::is_key_material(c.value)
+                    && !super::names::named_as_not_secret(c.before, c.key)
             }
             Validator::BasicAuth => secret::is_basic_credential(c.value),
         }

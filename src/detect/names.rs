@@ -1,0 +1,201 @@
+//! What the name a value is assigned to says about it: `DD_API_KEY=` holds a key,
+//! `GITHUB_SHA=` a commit, `NextToken` a pagination cursor. The name is the one just
+//! before `=`/`:` in the text, else the JSON member's key.
+
+/// Last words of a name that holds an identifier, a digest or a setting, never a key:
+/// the commit in `GITHUB_SHA=`, the id in `"datadog_app_id":`, the branch in
+/// `TRAVIS_BRANCH=`, the team in `HEROKU_TEAM=`.
+const IDENTIFIER_WORDS: &[&str] = &[
+    "sha",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "hash",
+    "digest",
+    "checksum",
+    "commit",
+    "etag",
+    "id",
+    "ids",
+    "uuid",
+    "guid",
+    "rev",
+    "revision",
+    "version",
+    "fingerprint",
+    "nonce",
+    "build",
+    "run",
+    "ref",
+    "oid",
+    "org",
+    "organization",
+    "team",
+    "project",
+    "workspace",
+    "tenant",
+    "account",
+    "environment",
+    "env",
+    "head",
+    "base",
+    "before",
+    "after",
+    "tree",
+    "parent",
+    "tag",
+    "branch",
+    "region",
+    "zone",
+    "user",
+    "username",
+    "name",
+    "email",
+    "handle",
+    "url",
+    "uri",
+    "host",
+    "path",
+    "file",
+    "dir",
+    "template",
+    "policy",
+    "channel",
+    "endpoint",
+    "model",
+    "checkpoint",
+    "dataset",
+];
+
+/// Words anywhere in a name that say its value is no credential: pagination cursors
+/// (`NextToken`, `pageToken`), idempotency ids, public keys, cache keys, the WebSocket
+/// handshake key.
+const NOT_SECRET_WORDS: &[&str] = &[
+    "next",
+    "page",
+    "continuation",
+    "cursor",
+    "sync",
+    "idempotency",
+    "change",
+    "cancel",
+    "public",
+    "publishable",
+    "websocket",
+    "socket",
+    "cache",
+    "sort",
+    "partition",
+    "primary",
+    "foreign",
+    "lookup",
+    "csrf",
+    "xsrf",
+];
+
+/// The words of the name, split at `_`, `.`, `-` and lower-to-upper steps (`appId` →
+/// `app`, `id`), lowercased.
+fn words(before: &[u8], key: Option<&str>) -> Vec<String> {
+    let trimmed = before
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>'))
+        .map_or(&before[..0], |i| &before[..=i]);
+    let start = trimmed
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+        .map_or(0, |i| i + 1);
+    let name: &[u8] = match (&trimmed[start..], key) {
+        ([], Some(k)) => k.as_bytes(),
+        (text, _) => text,
+    };
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for (i, &b) in name.iter().enumerate() {
+        let step = i > 0 && name[i - 1].is_ascii_lowercase() && b.is_ascii_uppercase();
+        if (matches!(b, b'_' | b'.' | b'-') || step) && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        if b.is_ascii_alphanumeric() {
+            word.push(char::from(b.to_ascii_lowercase()));
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether the name says the value is no credential: an identifier's or digest's
+/// name, a word of [`NOT_SECRET_WORDS`], or a client's or request's token (AWS's
+/// `ClientToken` and `ClientRequestToken` are idempotency ids).
+pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
+    let words = words(before, key);
+    let last = words.last().map(String::as_str);
+    // Rails' `secret_key_base` is the key itself, whatever `GITHUB_BASE` holds.
+    let key_base = last == Some("base") && words.len() >= 2 && words[words.len() - 2] == "key";
+    (!key_base && last.is_some_and(|w| IDENTIFIER_WORDS.contains(&w)))
+        || words.iter().any(|w| NOT_SECRET_WORDS.contains(&w.as_str()))
+        || (last == Some("token") && words.iter().any(|w| w == "client" || w == "request"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_ids_digests_and_settings() {
+        for (before, key) in [
+            ("GITHUB_SHA=", None),
+            ("\"datadog_app_id\": \"", None),
+            ("", Some("clientId")),
+            ("", Some("request_uuid")),
+            ("etag: ", Some("note")),
+            ("TRAVIS_BRANCH=", None),
+        ] {
+            assert!(
+                named_as_not_secret(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+        for (before, key) in [
+            ("DD_API_KEY=", None),
+            ("", Some("wandbApiKey")),
+            ("token: ", Some("id")),
+        ] {
+            assert!(
+                !named_as_not_secret(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn names_that_say_no_credential() {
+        for (before, key) in [
+            ("\"NextToken\": \"", None),
+            ("", Some("nextPageToken")),
+            ("\"ClientToken\": \"", None),
+            ("", Some("ClientRequestToken")),
+            ("PublicKey = ", None),
+            ("Sec-WebSocket-Key: ", None),
+            ("const cacheKey = \"", None),
+        ] {
+            assert!(
+                named_as_not_secret(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+        for (before, key) in [
+            ("client_secret=", None),
+            ("SECRET_KEY_BASE=", None),
+            ("", Some("SecretAccessKey")),
+            ("Authorization: Bearer ", None),
+        ] {
+            assert!(
+                !named_as_not_secret(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+    }
+}
