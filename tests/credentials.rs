@@ -166,3 +166,59 @@ fn a_service_account_key_pasted_inside_a_string_is_found() {
         "{found:?}"
     );
 }
+
+/// Shapes from real tool output that look like credentials and are not: each was once
+/// flagged. One record per line; no secret finding on any of them.
+#[test]
+fn cursors_ids_public_keys_and_settings_are_not_credentials() {
+    let dir = tempfile::tempdir().expect("dir");
+    let hex40 = "3c9e1f07a4b82d65e0c7f19a84b3d26e5f0a1c97";
+    let uuid = "e7a13c5f-9b2d-4e86-a0f1-3c7d5b9e2a64";
+    let records = [
+        serde_json::json!({ "Contents": [{ "Key": "datasets/train-00003-of-00008.parquet" }] }),
+        serde_json::json!({ "NextToken": "eyJOZXh0VG9rZW4iOiBudWxsLCAiYm90b190cnVuY2F0ZV9hbW91bnQiOiAyfQ==" }),
+        serde_json::json!({ "ClientToken": uuid, "next_page_token": hex40 }),
+        serde_json::json!({ "out": format!("\"ClientRequestToken\": \"Console-CreateStack-{uuid}\"") }),
+        serde_json::json!({ "conf": "[Interface]\nPublicKey = xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=" }),
+        serde_json::json!({ "dump": "GET /ws HTTP/1.1\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" }),
+        serde_json::json!({ "env": format!("GITHUB_HEAD={hex40}\nTRAVIS_BRANCH=feature-add-login-flow-v2") }),
+        serde_json::json!({ "env": format!("HEROKU_TEAM={uuid}\nSNYK_ORG={uuid}") }),
+        serde_json::json!({ "text": "Jira ticket API-01J8Z3Q4W5E6R7T8Y9V0A1B2C3 closed" }),
+        serde_json::json!({ "html": "<link rel=\"icon\" href=\"/assets/ico-9f2c4e81b07d3a65c1e8f4b29a0d7c53.svg\">" }),
+        serde_json::json!({ "embedding": format!("{}AAAAPzMzsz8AAIA/zczMPs3MTD8AAEA/AACAPwAAAD8AAAA/mpmZPs3MzD7NzEw+", "A".repeat(24)) }),
+        serde_json::json!({ "headers": "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==" }),
+        serde_json::json!({ "profile": { "linkedin_handle": "mariagonzalez123" } }),
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
+    let found = secrets(dir.path());
+    assert!(found.is_empty(), "flagged: {found:?}");
+}
+
+/// Credentials in the places agents put them: members of a tool call's JSON, hex
+/// passwords, command-line arguments.
+#[test]
+fn credentials_in_tool_calls_and_command_lines_are_found() {
+    let dir = tempfile::tempdir().expect("dir");
+    let hex32 = "9f2c4e81b07d3a65c1e8f4b29a0d7c53";
+    let records = [
+        serde_json::json!({ "input": { "env": { "POSTGRES_PASSWORD": "Kq7vLm2x9ZtR" } } }),
+        serde_json::json!({ "input": { "headers": { "Authorization": "Bearer Zr4pW8qTn2XkLm7vQ9sD" } } }),
+        serde_json::json!({ "input": { "env": { "DEPLOY_TOKEN": "Zr4pW8qTn2XkLm7vQ9sDx3Fh" } } }),
+        serde_json::json!({ "cmd": format!("export REDIS_PASSWORD={hex32}") }),
+        serde_json::json!({ "cmd": format!("curl -H 'Authorization: Token {hex32}' https://api.acme.lan") }),
+        serde_json::json!({ "cmd": "mysql -h db.acme.lan -u app -pKq7vLm2x9ZtR evals" }),
+        serde_json::json!({ "cmd": "sshpass -p 'Kq7vLm2x9ZtR' ssh ci@build.acme.lan" }),
+        serde_json::json!({ "values": "auth:\n  rootPassword: Kq7vLm2x9ZtR" }),
+        serde_json::json!({ "env": format!("SECRET_KEY_BASE={hex32}{hex32}{hex32}{hex32}") }),
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
+    let home = tempfile::tempdir().expect("home");
+    let report = scan_json(home.path(), dir.path(), &["--no-baseline"]).json();
+    let lines: std::collections::BTreeSet<u64> = findings(&report)
+        .into_iter()
+        .filter(|f| f.4 == "secret")
+        .map(|f| f.1)
+        .collect();
+    let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
+    assert_eq!(lines, expected, "lines with a secret finding");
+}

@@ -164,13 +164,13 @@ impl RuleSet {
             hasher.update([0u8]);
         }
         let mut rules = compile_rules(specs)?;
-        if let Some(rule) = org_domain_rule(&domains)? {
+        if let Some(rule) = super::config_rules::org_domain_rule(&domains)? {
             hasher.update(domains.org().join(",").as_bytes());
             rules.push(rule);
         }
         if let Some(d) = &denylist {
             hasher.update(d.digest());
-            rules.push(denylist_rule());
+            rules.push(super::config_rules::denylist_rule());
         }
         let mut patterns: Vec<String> = Vec::new();
         let mut byte_keywords: Vec<(u8, Vec<usize>)> = Vec::new();
@@ -411,62 +411,6 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         examples: spec.examples,
         member_names: spec.member_names,
     })
-}
-
-/// Any host under a configured organisation domain.
-fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
-    if domains.org().is_empty() {
-        return Ok(None);
-    }
-    let alts: Vec<String> = domains.org().iter().map(|d| regex::escape(d)).collect();
-    let pattern = format!(
-        r"(?i)(?:^|[^A-Za-z0-9.@_-])(?P<value>(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)*(?:{}))(?:[^A-Za-z0-9_-]|$)",
-        alts.join("|")
-    );
-    let compiled = pattern::compile("privacy.org_domains", "hostname.org_domain", &pattern, &[])?;
-    Ok(Some(Rule {
-        id: "hostname.org_domain".into(),
-        category: Category::Hostname,
-        severity: Severity::High,
-        description: "host name under a configured organisation domain".into(),
-        remedy: Some(
-            "replace the host with a logical surface name or a reserved example domain".into(),
-        ),
-        provider: None,
-        origin: "config privacy.org_domains".into(),
-        matcher: Matcher::Regex(Box::new(compiled)),
-        keywords: domains.org().to_vec(),
-        trigger: Trigger::Keywords,
-        entropy: None,
-        allow: Vec::new(),
-        fields: None,
-        validator: Some(Validator::OrgHost),
-        examples: Examples::default(),
-        examples_field: None,
-        member_names: Vec::new(),
-    }))
-}
-
-fn denylist_rule() -> Rule {
-    Rule {
-        id: "denylist.term".into(),
-        category: Category::Denylist,
-        severity: Severity::High,
-        description: "a term from the operator's denylist".into(),
-        remedy: Some("remove or pseudonymise the listed name".into()),
-        provider: None,
-        origin: "config privacy.denylist_files".into(),
-        matcher: Matcher::Denylist,
-        keywords: Vec::new(),
-        trigger: Trigger::Always,
-        entropy: None,
-        allow: Vec::new(),
-        fields: None,
-        validator: None,
-        examples: Examples::default(),
-        examples_field: None,
-        member_names: Vec::new(),
-    }
 }
 
 /// Compiles the rules in file order, half of them on a second thread: regex

@@ -4,6 +4,7 @@
 pub mod alphabet;
 pub mod builtin;
 mod compile;
+mod config_rules;
 mod fields;
 mod lead;
 mod members;
