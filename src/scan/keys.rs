@@ -10,7 +10,7 @@
 //! strictly: no keyword, trigger byte or digit at all, no denylist term, no decoded
 //! layer, no finding. The rule set must allow it too (`RuleSet::key_gaps`): no rule
 //! searching whole units, digit ranges bounded by their segment, no keyword holding a
-//! separator. `tests/keys.rs` checks findings are the same with and without gaps.
+//! separator. `tests/it/keys.rs` checks findings are the same with and without gaps.
 
 use super::layers;
 use crate::detect::verdicts::MAX_KEY_LEN;

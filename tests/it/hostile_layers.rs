@@ -1,14 +1,8 @@
 //! More hostile input: nested encodings, odd file names, and sheer counts.
 //! Each case ends with a clear outcome — a finding or a listed skip — not a hang.
 
-mod common;
-use base64::Engine;
-use common::*;
+use crate::util::*;
 use std::io::Write;
-
-fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
 
 #[test]
 fn gzip_inside_base64_inside_json_is_opened() {
@@ -19,7 +13,7 @@ fn gzip_inside_base64_inside_json_is_opened() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(b"{\"owner\": \"ion.popescu@gmail.com\"}")
         .expect("gzip");
-    let payload = b64(&gz.finish().expect("gzip"));
+    let payload = b64(gz.finish().expect("gzip"));
     std::fs::write(
         dir.path().join("a.json"),
         serde_json::json!({"attachment": payload}).to_string(),

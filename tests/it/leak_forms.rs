@@ -3,7 +3,6 @@
 //! not through the excerpt of a neighbouring finding, a pointer, a message, or the
 //! file's name. And every blob the gate is given is judged or fails the run.
 
-mod common;
 use privacy_audit::config::Config;
 use privacy_audit::report::fingerprint::FingerprintKey;
 use privacy_audit::report::{FileStatus, Format, Report, render};
@@ -19,7 +18,7 @@ static SCANNER: LazyLock<Scanner> = LazyLock::new(|| {
 });
 
 fn value() -> impl Strategy<Value = String> {
-    prop_oneof![common::values::email(), common::values::aws_key(),]
+    prop_oneof![crate::util::values::email(), crate::util::values::aws_key(),]
 }
 
 fn full_width(v: &str) -> String {

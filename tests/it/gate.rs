@@ -3,8 +3,7 @@
 //! `pre-receive` hook is the gate. Every case must block (exit 1 for findings, 2 for
 //! content the gate could not judge): none may pass silently.
 
-mod common;
-use common::git::*;
+use crate::util::git::*;
 use std::path::Path;
 
 const AWS_KEY: &str = "AKIAZ7QW3RT5YU2IOPLM";

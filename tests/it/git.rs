@@ -2,11 +2,10 @@
 //! temp dirs, the installed hook runs the real binary, and each case checks what git
 //! did (commit made or refused) as well as what privacy-audit said.
 
-mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::git::*;
+use crate::util::git::*;
 
 #[test]
 fn staged_secret_blocks_initial_commit_and_clean_commit_passes() {

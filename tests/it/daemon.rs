@@ -1,8 +1,7 @@
 //! The real daemon process on temp folders, driven with real files and real signals.
 #![cfg(unix)]
 
-mod common;
-use common::daemon::{Daemon, write};
+use crate::util::daemon::{Daemon, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

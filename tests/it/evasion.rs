@@ -1,8 +1,7 @@
 //! Evasion: spellings of a leak that a reader still reads as the leak. Each
 //! case is one file; the test asserts the rule that must fire on it.
 
-mod common;
-use common::*;
+use crate::util::*;
 
 fn rules_for(name: &str, content: &str) -> Vec<String> {
     let (home, dir) = (

@@ -3,17 +3,16 @@
 //! string among escapes and inside base64; the `"name": "value"` form of a keyed rule
 //! also as a real JSON member; and each placeholder-shaped negative not found.
 
-mod common;
-use common::*;
+use crate::util::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 const FILES: [&str; 6] = [
-    include_str!("../rules/providers.toml"),
-    include_str!("../rules/providers-ai.toml"),
-    include_str!("../rules/providers-cloud.toml"),
-    include_str!("../rules/providers-code.toml"),
-    include_str!("../rules/providers-comms.toml"),
-    include_str!("../rules/providers-business.toml"),
+    include_str!("../../rules/providers.toml"),
+    include_str!("../../rules/providers-ai.toml"),
+    include_str!("../../rules/providers-cloud.toml"),
+    include_str!("../../rules/providers-code.toml"),
+    include_str!("../../rules/providers-comms.toml"),
+    include_str!("../../rules/providers-business.toml"),
 ];
 
 struct Rule {

@@ -3,9 +3,7 @@
 //! pasted inside a string, `Authorization: Basic` judged decoded. Real files, the real
 //! binary; each negative is a shape a data set holds without leaking anything.
 
-mod common;
-use base64::Engine;
-use common::*;
+use crate::util::*;
 use std::path::Path;
 
 /// `(file, pointer, rule id)` of every secret finding in `dir`.
@@ -17,14 +15,6 @@ fn secrets(dir: &Path) -> Vec<(String, Option<String>, String)> {
         .filter(|f| f.4 == "secret")
         .map(|(path, _, _, pointer, _, id)| (path, pointer, id))
         .collect()
-}
-
-fn b64(s: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(s)
-}
-
-fn jsonl(records: &[serde_json::Value]) -> String {
-    records.iter().map(|r| r.to_string() + "\n").collect()
 }
 
 #[test]

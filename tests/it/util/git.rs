@@ -132,13 +132,7 @@ pub fn rand_suffix() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-pub fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) {
-    let p = dir.join(rel);
-    if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(p, text).expect("write");
-}
+pub use super::write;
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -1,8 +1,7 @@
 //! Redaction is a property: for every planted value, no byte-for-byte copy appears in
 //! the JSON, human or SARIF report, nor on stderr with logging at its most verbose.
 
-mod common;
-use common::*;
+use crate::util::*;
 use std::io::Write;
 
 const PLANTED: &[&str] = &[

@@ -3,8 +3,7 @@
 //! lane bug would lose them: on lane borders, at the ends of units and text chunks, on
 //! a multi-megabyte line with no newline, and next to many decoy keywords.
 
-mod common;
-use common::*;
+use crate::util::*;
 use std::collections::BTreeMap;
 
 const PLANTS: &[(&str, &str)] = &[

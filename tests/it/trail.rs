@@ -3,8 +3,7 @@
 //! findings removed is said by `report verify`, never passed quietly.
 #![cfg(unix)]
 
-mod common;
-use common::daemon::{Daemon, write};
+use crate::util::daemon::{Daemon, write};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::{Command, Output};

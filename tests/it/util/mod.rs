@@ -73,3 +73,29 @@ pub fn findings(report: &Value) -> Vec<(String, u64, u64, Option<String>, String
 pub fn sample_dataset() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sample-dataset")
 }
+
+/// Writes `bytes` at `dir/rel`, making the folders on the way.
+pub fn write(dir: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
+    let path = dir.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(path, bytes).expect("write fixture");
+}
+
+pub fn gzip(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(text.as_bytes()).expect("gzip");
+    enc.finish().expect("gzip")
+}
+
+/// One JSON record per line.
+pub fn jsonl(records: &[Value]) -> String {
+    records.iter().map(|r| format!("{r}\n")).collect()
+}
+
+pub fn b64(bytes: impl AsRef<[u8]>) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}

@@ -4,8 +4,7 @@
 //! a piece, and for checks that span records. A stream that breaks part-way still
 //! reports what came before, and says why it stopped.
 
-mod common;
-use common::*;
+use crate::util::*;
 use std::io::Write;
 
 /// Inflated bytes per piece in `src/scan/stream.rs`; the texts below span several.

@@ -1,10 +1,8 @@
 //! Hostile and awkward input: every case ends with a clear outcome (a finding or a skip
 //! with its reason), never a crash or a hang.
 
-mod common;
-use common::*;
+use crate::util::*;
 use std::io::Write;
-use std::path::Path;
 
 fn file_status(report: &serde_json::Value, path: &str) -> (String, String) {
     let f = report["files"]
@@ -17,10 +15,6 @@ fn file_status(report: &serde_json::Value, path: &str) -> (String, String) {
         f["status"].as_str().unwrap_or_default().to_string(),
         f["reason"].as_str().unwrap_or_default().to_string(),
     )
-}
-
-fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
-    std::fs::write(dir.join(name), bytes).expect("write fixture");
 }
 
 #[test]

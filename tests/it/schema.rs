@@ -2,31 +2,11 @@
 //! (zero findings) and the same fixture with planted breaks, each asserted by path,
 //! line, pointer and rule.
 
-mod common;
-use common::*;
+use crate::util::*;
 use serde_json::{Value, json};
 use std::path::Path;
 
 type Placed = (String, u64, Option<String>, String);
-
-fn write(dir: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
-    let path = dir.join(rel);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(path, bytes).expect("write fixture");
-}
-
-fn jsonl(records: &[Value]) -> String {
-    records.iter().map(|r| format!("{r}\n")).collect()
-}
-
-fn gzip(text: &str) -> Vec<u8> {
-    use std::io::Write;
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(text.as_bytes()).expect("gzip");
-    enc.finish().expect("gzip")
-}
 
 fn at(path: &str, line: u64, ptr: &str, rule: &str) -> Placed {
     (

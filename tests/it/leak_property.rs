@@ -3,14 +3,13 @@
 //! property is not vacuous — and never appear in full in any rendering of the report.
 //! Fingerprints are keyed: the same value under two keys gives two fingerprints.
 
-mod common;
+use crate::util::gzip;
 use privacy_audit::config::Config;
 use privacy_audit::report::fingerprint::FingerprintKey;
 use privacy_audit::report::{Format, Report, render};
 use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
-use std::io::Write;
 use std::sync::LazyLock;
 
 static SCANNER: LazyLock<Scanner> = LazyLock::new(|| scanner([7u8; 32]));
@@ -23,19 +22,13 @@ fn scanner(key: [u8; 32]) -> Scanner {
 
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
-        common::values::email(),
-        common::values::aws_key(),
+        crate::util::values::email(),
+        crate::util::values::aws_key(),
         (11u8..99, 1u8..254, 1u8..254, 2u8..254)
             .prop_map(|(a, b, c, d)| format!("{a}.{b}.{c}.{d}")),
         ("[a-z]{4,10}", "[a-z]{3,8}").prop_map(|(u, f)| format!("/home/{u}/runs/{f}.json")),
         ("[a-z]{3,8}", 2u16..250).prop_map(|(h, n)| format!("gpu-{n}.{h}.internal")),
     ]
-}
-
-fn gzip(text: &str) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    enc.write_all(text.as_bytes()).expect("gzip");
-    enc.finish().expect("gzip")
 }
 
 /// The value in each format, as (file name, bytes).

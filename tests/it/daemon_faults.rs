@@ -3,8 +3,7 @@
 //! a read-only remount a real EROFS, which root cannot write through either.
 #![cfg(target_os = "linux")]
 
-mod common;
-use common::daemon::{Daemon, write};
+use crate::util::daemon::{Daemon, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,8 +4,7 @@
 //! interact, a key that leaks is reported on every record, repeated keys do not move
 //! later findings, and in a file of ever-new keys every key is read.
 
-mod common;
-use common::*;
+use crate::util::*;
 use privacy_audit::config::Config;
 use privacy_audit::report::fingerprint::FingerprintKey;
 use privacy_audit::rules::RuleSet;

@@ -1,8 +1,7 @@
 //! The shipped sample dataset, scanned by the real binary: exact findings in every seed
 //! format, and the same findings in every output format.
 
-mod common;
-use common::*;
+use crate::util::*;
 
 fn f(
     path: &str,

@@ -2,8 +2,7 @@
 //! and a single JSON string of 100 MB. Each ends in a clear outcome (a finding, or a skip
 //! with its reason) in bounded time and memory.
 
-mod common;
-use common::*;
+use crate::util::*;
 
 fn file_entry<'a>(report: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
     report["files"]

@@ -2,8 +2,7 @@
 //! convention and by `[[provenance.bind]]`), hash hygiene and the hash cache. Every hash
 //! in a fixture is computed here from the bytes the test writes, never pasted.
 
-mod common;
-use common::*;
+use crate::util::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -12,21 +11,6 @@ fn sha(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn write(dir: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
-    let path = dir.join(rel);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(path, bytes).expect("write fixture");
-}
-
-fn gzip(text: &str) -> Vec<u8> {
-    use std::io::Write;
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(text.as_bytes()).expect("gzip");
-    enc.finish().expect("gzip")
 }
 
 /// `(path, line, pointer, rule_id)` of every finding, in report order.

@@ -8,11 +8,10 @@
 //! `min_confidence = "medium"`, shown with `--min-confidence low` — and each kind of
 //! real leak that was once missed is found at the default.
 
-mod common;
-use common::*;
+use crate::util::*;
 
 fn decoys() -> Vec<String> {
-    let text = include_str!("fixtures/decoys.txt");
+    let text = include_str!("../fixtures/decoys.txt");
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .map(str::to_string)

@@ -1,0 +1,28 @@
+//! The integration tests: the real binary on real files, real git repositories and
+//! the real daemon. One test binary (as ripgrep has), one module per subject, and the
+//! helpers once, in `util`.
+
+mod util;
+
+mod credentials;
+mod daemon;
+mod daemon_faults;
+mod decoys;
+mod evasion;
+mod gate;
+mod git;
+mod hostile;
+mod hostile_layers;
+mod hostile_races;
+mod hostile_sizes;
+mod keys;
+mod leak;
+mod leak_forms;
+mod leak_property;
+mod provenance;
+mod providers;
+mod scan_sample;
+mod schema;
+mod stream;
+mod trail;
+mod windows;
