@@ -15,7 +15,7 @@ use crate::scan::Mode;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// SPEC §2 exit codes.
+/// docs/reference.md §2 exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Clean = 0,

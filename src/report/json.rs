@@ -1,4 +1,4 @@
-//! `--format json`: the SPEC §4 document, one object on stdout.
+//! `--format json`: the docs/reference.md §4 document, one object on stdout.
 
 use super::Report;
 

@@ -1,4 +1,4 @@
-//! Reports: the SPEC §4 document and its three renderings. Output formats are sinks:
+//! Reports: the docs/reference.md §4 document and its three renderings. Output formats are sinks:
 //! they receive finished, masked findings and never detect anything.
 
 pub mod fingerprint;

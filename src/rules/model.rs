@@ -1,4 +1,4 @@
-//! The on-disk rule format of SPEC §6, as serde types. Compilation lives in `compile.rs`.
+//! The on-disk rule format of docs/reference.md §6, as serde types. Compilation lives in `compile.rs`.
 
 use crate::finding::{Category, Severity};
 use serde::{Deserialize, Serialize};
