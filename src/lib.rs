@@ -1,23 +1,11 @@
 //! privacy-audit: a privacy gate and provenance auditor for LLM-evaluation datasets.
 //!
-//! Data flows one way: [`scan::walk`] → [`scan::read`] / [`formats`] (bytes, decoding,
-//! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
-//! [`report`] (json, human, sarif). Rules are data ([`rules`]); the CLI is glue ([`cli`]).
+//! The binary's glue ([`cli`]) over three crates: the engine (scanning, detection,
+//! provenance, reports), the git doors and the daemon. Their modules are re-exported
+//! here under the names the tools and tests use.
 
-pub mod bytemask;
 pub mod cli;
-pub mod config;
-pub mod daemon;
-pub mod detect;
-pub mod error;
-pub mod finding;
-pub mod formats;
-pub mod git;
-pub mod hex;
-pub mod provenance;
-pub mod report;
-pub mod rules;
-pub mod scan;
-pub mod schema;
 
-pub use error::{Error, Result};
+pub use privacy_audit_daemon as daemon;
+pub use privacy_audit_engine::*;
+pub use privacy_audit_git as git;

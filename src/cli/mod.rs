@@ -110,7 +110,7 @@ pub struct ScanArgs {
 #[derive(Debug, Args)]
 pub struct OutputArgs {
     /// Output format (default: human on a terminal, json otherwise).
-    #[arg(long, value_enum)]
+    #[arg(long, value_name = "human|json|sarif")]
     pub format: Option<Format>,
     /// Lowest severity that makes the exit code 1 (overrides scan.fail_on).
     #[arg(long, value_name = "SEVERITY")]
@@ -188,7 +188,7 @@ pub struct HookRunArgs {
     #[arg(long)]
     pub pre_receive: bool,
     /// Also write the report to stdout in this format.
-    #[arg(long, value_enum)]
+    #[arg(long, value_name = "human|json|sarif")]
     pub format: Option<Format>,
     /// pre-push arguments from git: remote name and URL.
     #[arg(value_name = "GIT_ARGS")]

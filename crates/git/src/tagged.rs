@@ -5,17 +5,21 @@
 
 use super::GitScan;
 use super::changes::path_text_of;
-use crate::error::Result;
-use crate::report::Report;
 use git2::{ObjectType, TreeWalkMode, TreeWalkResult};
+use privacy_audit_engine::error::Result;
+use privacy_audit_engine::report::Report;
 
 impl GitScan<'_> {
     /// Scans every blob that a tag (lightweight or annotated) names directly or
     /// through a tree, listed as `(tag <name>)/<path>`.
     pub fn tagged(&self, report: &mut Report) -> Result<()> {
         let mut targets = Vec::new();
-        for reference in self.repo.references_glob("refs/tags/*")? {
-            let reference = reference?;
+        for reference in self
+            .repo
+            .references_glob("refs/tags/*")
+            .map_err(crate::git_err)?
+        {
+            let reference = reference.map_err(crate::git_err)?;
             let name = path_text_of(
                 reference
                     .name_bytes()
@@ -30,11 +34,11 @@ impl GitScan<'_> {
         for (name, obj) in targets {
             match obj.kind() {
                 Some(ObjectType::Blob) => {
-                    let blob = obj.peel_to_blob()?;
+                    let blob = obj.peel_to_blob().map_err(crate::git_err)?;
                     self.judge_loose(report, &format!("(tag {name})"), blob.content());
                 }
                 Some(ObjectType::Tree) => {
-                    let tree = obj.peel_to_tree()?;
+                    let tree = obj.peel_to_tree().map_err(crate::git_err)?;
                     let mut blobs: Vec<(Vec<u8>, git2::Oid)> = Vec::new();
                     tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
                         if entry.kind() == Some(ObjectType::Blob) {
@@ -42,9 +46,10 @@ impl GitScan<'_> {
                             blobs.push((path, entry.id()));
                         }
                         TreeWalkResult::Ok
-                    })?;
+                    })
+                    .map_err(crate::git_err)?;
                     for (path, id) in blobs {
-                        let blob = self.repo.find_blob(id)?;
+                        let blob = self.repo.find_blob(id).map_err(crate::git_err)?;
                         let shown = format!("(tag {name})/{}", path_text_of(&path));
                         self.judge_loose(report, &shown, blob.content());
                     }

@@ -14,13 +14,13 @@ pub mod trail;
 pub mod verify;
 pub mod watch;
 
-use crate::config::Config;
-use crate::error::{Error, Result};
-use crate::report::fingerprint::FingerprintKey;
-use crate::report::suppress::{Acceptance, Baseline};
-use crate::rules::RuleSet;
-use crate::scan::Scanner;
-use crate::scan::walk::Excludes;
+use privacy_audit_engine::config::Config;
+use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::report::fingerprint::FingerprintKey;
+use privacy_audit_engine::report::suppress::{Acceptance, Baseline};
+use privacy_audit_engine::rules::RuleSet;
+use privacy_audit_engine::scan::Scanner;
+use privacy_audit_engine::scan::walk::Excludes;
 use sd_notify::NotifyState;
 use state::State;
 use std::path::{Path, PathBuf};
@@ -54,9 +54,11 @@ impl Setup {
         let roots = d
             .watch
             .iter()
-            .map(|r| crate::provenance::normalize(&config.resolve(r)))
+            .map(|r| privacy_audit_engine::provenance::normalize(&config.resolve(r)))
             .collect();
-        let cache = crate::provenance::cache::HashCache::open(state_dir.join("hashes-v2.jsonl"));
+        let cache = privacy_audit_engine::provenance::cache::HashCache::open(
+            state_dir.join("hashes-v2.jsonl"),
+        );
         let scanner =
             std::sync::Arc::new(Scanner::new(config.clone(), rules, key)?.with_cache(cache));
         Ok(Setup {
@@ -69,7 +71,7 @@ impl Setup {
     }
 
     fn dir(&self, p: &Path) -> PathBuf {
-        crate::provenance::normalize(&self.config.resolve(p))
+        privacy_audit_engine::provenance::normalize(&self.config.resolve(p))
     }
 }
 
@@ -449,7 +451,7 @@ impl Daemon {
 /// The scan of the batch in flight; never resolves when there is none.
 async fn scanned(
     in_flight: &mut Option<batch::InFlight>,
-) -> std::result::Result<crate::report::Report, tokio::task::JoinError> {
+) -> std::result::Result<privacy_audit_engine::report::Report, tokio::task::JoinError> {
     match in_flight {
         Some(batch) => (&mut batch.scan).await,
         None => std::future::pending().await,

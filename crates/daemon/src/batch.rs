@@ -5,10 +5,10 @@
 
 use super::state::{self, FileState};
 use super::{Daemon, notify, quarantine, trail};
-use crate::config::OnViolation;
-use crate::provenance::cache::Stamp;
-use crate::report::{FileStatus, Report};
-use crate::scan::Scanner;
+use privacy_audit_engine::config::OnViolation;
+use privacy_audit_engine::provenance::cache::Stamp;
+use privacy_audit_engine::report::{FileStatus, Report};
+use privacy_audit_engine::scan::Scanner;
 use sd_notify::NotifyState;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ pub(super) struct InFlight {
 pub(super) fn report_name(scanner: &Scanner, path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     scanner
-        .check_name(&crate::report::guard::path_text(
+        .check_name(&privacy_audit_engine::report::guard::path_text(
             path.as_os_str().as_bytes(),
         ))
         .shown
@@ -46,7 +46,7 @@ impl Daemon {
         let items = files
             .iter()
             .map(|p| {
-                let rel = crate::report::guard::path_text(p.as_os_str().as_bytes());
+                let rel = privacy_audit_engine::report::guard::path_text(p.as_os_str().as_bytes());
                 (p.clone(), rel, self.root_of(p))
             })
             .collect();
@@ -134,7 +134,7 @@ impl Daemon {
             .iter()
             .map(|(n, p)| (p.as_path(), n.as_str()))
             .collect();
-        let records: HashMap<&str, &crate::report::FileRecord> =
+        let records: HashMap<&str, &privacy_audit_engine::report::FileRecord> =
             report.files.iter().map(|f| (f.path.as_str(), f)).collect();
         let with_findings: std::collections::HashSet<&str> = report
             .findings

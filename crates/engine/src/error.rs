@@ -31,12 +31,6 @@ pub enum Error {
     Git(String),
 }
 
-impl From<git2::Error> for Error {
-    fn from(e: git2::Error) -> Self {
-        Error::Git(e.message().to_string())
-    }
-}
-
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -2,8 +2,8 @@
 //! `<hook>.legacy`, still runs first (chained), and `hook uninstall` puts it back. Our
 //! script is recognised by its marker line, so installing twice changes nothing.
 
-use crate::error::{Error, Result};
 use git2::Repository;
+use privacy_audit_engine::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
 const MARKER: &str = "# privacy-audit hook: managed by `privacy-audit hook install`";
@@ -48,7 +48,7 @@ pub enum Uninstalled {
 /// `core.hooksPath` when set (relative to the worktree, as git reads it), else the
 /// common git dir's `hooks` (linked worktrees share the main repository's hooks).
 pub fn hooks_dir(repo: &Repository) -> Result<PathBuf> {
-    let config = repo.config()?;
+    let config = repo.config().map_err(crate::git_err)?;
     match config.get_path("core.hooksPath") {
         Ok(path) if path.is_absolute() => Ok(path),
         Ok(path) => Ok(repo.workdir().unwrap_or_else(|| repo.path()).join(path)),

@@ -12,8 +12,8 @@
 //! Formats this reader does not handle (split index, sparse index, SHA-256 object ids,
 //! unknown versions) return `None`, and the caller falls back to libgit2.
 
-use crate::error::{Error, Result};
 use git2::{Oid, Repository};
+use privacy_audit_engine::error::{Error, Result};
 
 const MODE_GITLINK: u32 = 0o160_000;
 const MODE_LINK: u32 = 0o120_000;

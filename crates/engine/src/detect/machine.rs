@@ -29,9 +29,7 @@ impl Machine {
             }
             m.hosts.insert(host);
         }
-        if let Ok(config) = git2::Config::open_default()
-            && let Ok(email) = config.get_string("user.email")
-        {
+        if let Some(email) = git_user_email() {
             m.emails.insert(email.trim().to_ascii_lowercase());
         }
         m
@@ -81,4 +79,40 @@ fn host_name() -> Option<String> {
         .ok()?;
     let host = text.trim();
     (!host.is_empty() && host != "localhost").then(|| host.to_string())
+}
+
+/// `user.email` of the user's git configuration (the XDG file, then `~/.gitconfig`,
+/// which git reads in that order, the last value winning): read as the INI it is, so
+/// the engine needs no git library.
+fn git_user_email() -> Option<String> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let files = [
+        xdg.map(|x| x.join("git/config")),
+        home.map(|h| h.join(".gitconfig")),
+    ];
+    let mut email = None;
+    for file in files.into_iter().flatten() {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let mut in_user = false;
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                in_user = line
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .trim()
+                    .eq_ignore_ascii_case("user");
+            } else if in_user
+                && let Some((key, value)) = line.split_once('=')
+                && key.trim().eq_ignore_ascii_case("email")
+            {
+                email = Some(value.trim().trim_matches('"').to_string());
+            }
+        }
+    }
+    email
 }

@@ -24,7 +24,7 @@ struct VocabularyFile {
     secret_words: Vec<String>,
 }
 
-const BUILTIN_VOCABULARY: &str = include_str!("../../rules/vocabulary/placeholders.toml");
+const BUILTIN_VOCABULARY: &str = include_str!("../../../../rules/vocabulary/placeholders.toml");
 
 impl Vocabulary {
     /// The shipped vocabulary plus `extra` words (users and e-mail locals alike).

@@ -3,8 +3,8 @@
 //! down. The reports are the commit point: a report written just before a crash, whose
 //! state update was lost, is replayed at start, so no file is judged twice.
 
-use crate::error::{Error, Result};
-use crate::provenance::cache::Stamp;
+use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::provenance::cache::Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;
@@ -32,7 +32,7 @@ pub struct State {
 
 mod hex_keys {
     use super::FileState;
-    use crate::hex::path::{from_hex, to_hex};
+    use privacy_audit_engine::hex::path::{from_hex, to_hex};
     use serde::de::Error;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::collections::{BTreeMap, HashMap};
@@ -141,9 +141,9 @@ impl State {
                 let Ok(file) = std::fs::File::open(&disk) else {
                     continue;
                 };
-                let current = crate::provenance::cache::hash_reader(
+                let current = privacy_audit_engine::provenance::cache::hash_reader(
                     file,
-                    &crate::provenance::cache::Stats::default(),
+                    &privacy_audit_engine::provenance::cache::Stats::default(),
                 )
                 .ok();
                 if current.as_deref() != Some(recorded.as_str()) {

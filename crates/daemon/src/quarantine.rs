@@ -3,7 +3,7 @@
 //! never a delete. Each move is logged to `audit.jsonl` the moment it happens, so even
 //! a crash before the batch's report leaves a record of where the file went.
 
-use crate::report::{Quarantined, Report};
+use privacy_audit_engine::report::{Quarantined, Report};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

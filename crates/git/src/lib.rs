@@ -9,14 +9,14 @@ pub mod index;
 mod tagged;
 pub mod trust;
 
-use crate::error::Result;
-use crate::finding::Finding;
-use crate::provenance::{Claim, claim_finding};
-use crate::report::{FileRecord, FileStatus, Report};
-use crate::scan::Scanner;
 use changes::BlobRef;
 use git2::{Index, ObjectType, Oid, Repository, Tree};
 use index::ParsedIndex;
+use privacy_audit_engine::error::Result;
+use privacy_audit_engine::finding::Finding;
+use privacy_audit_engine::provenance::{Claim, claim_finding};
+use privacy_audit_engine::report::{FileRecord, FileStatus, Report};
+use privacy_audit_engine::scan::Scanner;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
@@ -30,8 +30,8 @@ pub fn open(dir: Option<&Path>) -> Result<Repository> {
     // fetched them; re-hashing every tree read was a third of a hook's time.
     git2::opts::strict_hash_verification(false);
     Ok(match dir {
-        Some(d) => Repository::discover(d)?,
-        None => Repository::open_from_env()?,
+        Some(d) => Repository::discover(d).map_err(crate::git_err)?,
+        None => Repository::open_from_env().map_err(crate::git_err)?,
     })
 }
 
@@ -170,7 +170,7 @@ impl GitScan<'_> {
             // libgit2 refuses some index forms (split index: `link`); git reads them.
             Err(e) => {
                 let parsed = std::rc::Rc::new(index::ls_files(self.repo).map_err(|why| {
-                    crate::error::Error::Git(format!(
+                    privacy_audit_engine::error::Error::Git(format!(
                         "cannot read the index: libgit2 says {}; and git's own reading failed: {why}",
                         e.message()
                     ))
@@ -187,7 +187,7 @@ impl GitScan<'_> {
         let mut index = Some(index);
         self.run(blobs, move |_| match index.take() {
             Some(index) => Ok(Snapshot::Index(index)),
-            None => Ok(Snapshot::Index(self.repo.index()?)),
+            None => Ok(Snapshot::Index(self.repo.index().map_err(crate::git_err)?)),
         })
     }
 
@@ -242,10 +242,16 @@ impl GitScan<'_> {
         let blobs = changes::added_by(self.repo, commits)?;
         let mut report = self.run(blobs, |commit| {
             let id = commit.unwrap_or(Oid::ZERO_SHA1);
-            Ok(Snapshot::Tree(self.repo.find_commit(id)?.tree()?))
+            Ok(Snapshot::Tree(
+                self.repo
+                    .find_commit(id)
+                    .map_err(crate::git_err)?
+                    .tree()
+                    .map_err(crate::git_err)?,
+            ))
         })?;
         for &id in commits {
-            let commit = self.repo.find_commit(id)?;
+            let commit = self.repo.find_commit(id).map_err(crate::git_err)?;
             self.judge_message(
                 &mut report,
                 &format!("commit {id}"),
@@ -254,7 +260,7 @@ impl GitScan<'_> {
             );
         }
         for &id in tags {
-            let tag = self.repo.find_tag(id)?;
+            let tag = self.repo.find_tag(id).map_err(crate::git_err)?;
             let text = [
                 tag.name_bytes(),
                 b"\n",
@@ -291,7 +297,7 @@ impl GitScan<'_> {
         let mut hashes: HashMap<Oid, String> = HashMap::new();
         let mut snapshots: HashMap<Option<Oid>, Snapshot<'r>> = HashMap::new();
         for b in blobs {
-            let blob = self.repo.find_blob(b.oid)?;
+            let blob = self.repo.find_blob(b.oid).map_err(crate::git_err)?;
             let content = blob.content();
             let shown = b.shown();
             if is_lfs_pointer(content) {
@@ -307,7 +313,7 @@ impl GitScan<'_> {
                 findings.extend(found);
                 files.push(FileRecord {
                     path: outcome.record.path,
-                    sha256: Some(crate::hex::encode(&Sha256::digest(content))),
+                    sha256: Some(privacy_audit_engine::hex::encode(&Sha256::digest(content))),
                     bytes: content.len() as u64,
                     status: FileStatus::Skipped,
                     reason: Some(
@@ -375,8 +381,8 @@ impl GitScan<'_> {
             let actual = match hashes.get(&oid) {
                 Some(h) => h.clone(),
                 None => {
-                    let blob = self.repo.find_blob(oid)?;
-                    let h = crate::hex::encode(&Sha256::digest(blob.content()));
+                    let blob = self.repo.find_blob(oid).map_err(crate::git_err)?;
+                    let h = privacy_audit_engine::hex::encode(&Sha256::digest(blob.content()));
                     hashes.insert(oid, h.clone());
                     h
                 }
@@ -388,6 +394,11 @@ impl GitScan<'_> {
         }
         Ok(())
     }
+}
+
+/// A libgit2 error as the engine's: the engine knows nothing of git.
+pub(crate) fn git_err(e: git2::Error) -> privacy_audit_engine::Error {
+    privacy_audit_engine::Error::Git(e.message().to_string())
 }
 
 #[cfg(test)]

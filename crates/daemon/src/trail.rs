@@ -5,9 +5,9 @@
 //! report with its sha256, for log shippers — which also anchors the newest report,
 //! the one no later report vouches for yet.
 
-use crate::error::{Error, Result};
-use crate::report::Report;
-use crate::report::fingerprint::FingerprintKey;
+use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::report::Report;
+use privacy_audit_engine::report::fingerprint::FingerprintKey;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ pub(super) fn sequence_of(name: &str) -> Option<u64> {
 }
 
 pub(super) fn sha256_hex(bytes: &[u8]) -> String {
-    crate::hex::encode(&Sha256::digest(bytes))
+    privacy_audit_engine::hex::encode(&Sha256::digest(bytes))
 }
 
 /// The reports in `dir`, by sequence.

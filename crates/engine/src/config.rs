@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn shipped_example_equals_defaults() {
-        let text = include_str!("../config.toml");
+        let text = include_str!("../../../config.toml");
         let parsed = Config::parse(text).expect("config.toml parses");
         assert_eq!(parsed, Config::default());
     }

@@ -3,9 +3,9 @@
 //! scan; each blob is listed once, under the first path and commit that carried it.
 
 use super::index::{IndexEntry, ParsedIndex};
-use crate::error::{Error, Result};
-use crate::report::guard::path_text;
 use git2::{Delta, DiffOptions, Oid, Repository, Sort, Tree};
+use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::report::guard::path_text;
 use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -25,7 +25,7 @@ pub struct BlobRef {
 
 fn head_tree(repo: &Repository) -> Result<Option<Tree<'_>>> {
     match repo.head() {
-        Ok(head) => Ok(Some(head.peel_to_tree()?)),
+        Ok(head) => Ok(Some(head.peel_to_tree().map_err(crate::git_err)?)),
         // An initial commit: nothing is committed yet, everything staged is new.
         Err(e)
             if matches!(
@@ -35,7 +35,7 @@ fn head_tree(repo: &Repository) -> Result<Option<Tree<'_>>> {
         {
             Ok(None)
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(crate::git_err(e)),
     }
 }
 
@@ -226,8 +226,9 @@ pub enum Range<'a> {
 }
 
 pub fn commits(repo: &Repository, range: &Range<'_>) -> Result<Vec<Oid>> {
-    let mut walk = repo.revwalk()?;
-    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)?;
+    let mut walk = repo.revwalk().map_err(crate::git_err)?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+        .map_err(crate::git_err)?;
     match range {
         Range::Spec(spec) if spec.contains("..") => walk
             .push_range(spec)
@@ -236,12 +237,13 @@ pub fn commits(repo: &Repository, range: &Range<'_>) -> Result<Vec<Oid>> {
             let obj = repo
                 .revparse_single(spec)
                 .map_err(|e| Error::Usage(format!("revision `{spec}`: {}", e.message())))?;
-            walk.push(obj.peel_to_commit()?.id())?;
+            walk.push(obj.peel_to_commit().map_err(crate::git_err)?.id())
+                .map_err(crate::git_err)?;
         }
         Range::All => {
-            walk.push_glob("*")?;
+            walk.push_glob("*").map_err(crate::git_err)?;
             if repo.head().is_ok() {
-                walk.push_head()?;
+                walk.push_head().map_err(crate::git_err)?;
             }
         }
         Range::Push {
@@ -249,20 +251,21 @@ pub fn commits(repo: &Repository, range: &Range<'_>) -> Result<Vec<Oid>> {
             exclude,
             exclude_globs,
         } => {
-            walk.push(*include)?;
+            walk.push(*include).map_err(crate::git_err)?;
             for oid in exclude {
                 // A remote tip we do not have (someone else pushed) cannot be hidden;
                 // the remote-tracking refs still bound the walk.
                 if repo.find_commit(*oid).is_ok() {
-                    walk.hide(*oid)?;
+                    walk.hide(*oid).map_err(crate::git_err)?;
                 }
             }
             for glob in exclude_globs {
-                walk.hide_glob(glob)?;
+                walk.hide_glob(glob).map_err(crate::git_err)?;
             }
         }
     }
-    Ok(walk.collect::<std::result::Result<Vec<_>, _>>()?)
+    walk.collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(crate::git_err)
 }
 
 /// The blobs the commits add: each commit against its first parent (the empty tree for
@@ -274,13 +277,16 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
     let mut opts = DiffOptions::new();
     opts.include_typechange(true).ignore_submodules(true);
     for &id in commits {
-        let commit = repo.find_commit(id)?;
-        let tree = commit.tree()?;
+        let commit = repo.find_commit(id).map_err(crate::git_err)?;
+        let tree = commit.tree().map_err(crate::git_err)?;
         let parents: Vec<Tree<'_>> = commit
             .parents()
             .map(|p| p.tree())
-            .collect::<std::result::Result<_, _>>()?;
-        let diff = repo.diff_tree_to_tree(parents.first(), Some(&tree), Some(&mut opts))?;
+            .collect::<std::result::Result<_, _>>()
+            .map_err(crate::git_err)?;
+        let diff = repo
+            .diff_tree_to_tree(parents.first(), Some(&tree), Some(&mut opts))
+            .map_err(crate::git_err)?;
         for delta in diff.deltas() {
             let new = delta.new_file();
             if !wanted(delta.status()) {
@@ -295,7 +301,7 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
             let entry = tree.get_path(repo_path(&path)).map_err(|e| {
                 Error::Git(format!(
                     "commit {id} changes `{}`, which its tree does not hold: {}",
-                    crate::report::guard::guard(&path_text(&path)),
+                    privacy_audit_engine::report::guard::guard(&path_text(&path)),
                     e.message()
                 ))
             })?;
@@ -412,7 +418,8 @@ pub fn all_tags(repo: &Repository) -> Result<Vec<Oid>> {
     repo.tag_foreach(|id, _| {
         ids.push(id);
         true
-    })?;
+    })
+    .map_err(crate::git_err)?;
     Ok(tags_among(repo, &ids))
 }
 

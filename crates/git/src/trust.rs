@@ -9,10 +9,10 @@
 //! put there by its operator, and is read from disk.
 
 use super::changes::repo_path;
-use crate::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
-use crate::error::{Error, Result};
-use crate::report::guard::{guard, path_text};
 use git2::{ObjectType, Oid, Repository, Tree};
+use privacy_audit_engine::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
+use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::report::guard::{guard, path_text};
 
 /// Where the repository's own files are read from: the tree of the commit the
 /// changes being judged start from (none: the built-in defaults).
@@ -63,7 +63,7 @@ impl<'r> Source<'r> {
 }
 
 fn text_of(repo: &Repository, id: Oid, origin: &str) -> Result<String> {
-    let blob = repo.find_blob(id)?;
+    let blob = repo.find_blob(id).map_err(crate::git_err)?;
     String::from_utf8(blob.content().to_vec()).map_err(|_| Error::Config {
         path: origin.into(),
         message: "not UTF-8".into(),
@@ -100,7 +100,7 @@ pub fn repo_config(repo: &Repository, source: &Source<'_>) -> Result<Config> {
                 },
                 ..Config::default()
             };
-            files.extend(crate::rules::operator_rule_files(&only)?);
+            files.extend(privacy_audit_engine::rules::operator_rule_files(&only)?);
             continue;
         }
         use std::os::unix::ffi::OsStrExt;

@@ -2,40 +2,55 @@
 
 /// `(file name, contents)` of every file in `rules/`.
 pub const BUILTIN_RULES: &[(&str, &str)] = &[
-    ("secrets.toml", include_str!("../../rules/secrets.toml")),
-    ("personal.toml", include_str!("../../rules/personal.toml")),
-    ("network.toml", include_str!("../../rules/network.toml")),
-    ("paths.toml", include_str!("../../rules/paths.toml")),
-    ("capture.toml", include_str!("../../rules/capture.toml")),
+    (
+        "secrets.toml",
+        include_str!("../../../../rules/secrets.toml"),
+    ),
+    (
+        "personal.toml",
+        include_str!("../../../../rules/personal.toml"),
+    ),
+    (
+        "network.toml",
+        include_str!("../../../../rules/network.toml"),
+    ),
+    ("paths.toml", include_str!("../../../../rules/paths.toml")),
+    (
+        "capture.toml",
+        include_str!("../../../../rules/capture.toml"),
+    ),
     (
         "provenance.toml",
-        include_str!("../../rules/provenance.toml"),
+        include_str!("../../../../rules/provenance.toml"),
     ),
-    ("schema.toml", include_str!("../../rules/schema.toml")),
-    ("providers.toml", include_str!("../../rules/providers.toml")),
+    ("schema.toml", include_str!("../../../../rules/schema.toml")),
+    (
+        "providers.toml",
+        include_str!("../../../../rules/providers.toml"),
+    ),
     (
         "credentials.toml",
-        include_str!("../../rules/credentials.toml"),
+        include_str!("../../../../rules/credentials.toml"),
     ),
     (
         "providers-ai.toml",
-        include_str!("../../rules/providers-ai.toml"),
+        include_str!("../../../../rules/providers-ai.toml"),
     ),
     (
         "providers-cloud.toml",
-        include_str!("../../rules/providers-cloud.toml"),
+        include_str!("../../../../rules/providers-cloud.toml"),
     ),
     (
         "providers-code.toml",
-        include_str!("../../rules/providers-code.toml"),
+        include_str!("../../../../rules/providers-code.toml"),
     ),
     (
         "providers-comms.toml",
-        include_str!("../../rules/providers-comms.toml"),
+        include_str!("../../../../rules/providers-comms.toml"),
     ),
     (
         "providers-business.toml",
-        include_str!("../../rules/providers-business.toml"),
+        include_str!("../../../../rules/providers-business.toml"),
     ),
 ];
 
@@ -44,7 +59,7 @@ mod tests {
     /// A file added to `rules/` but not listed here would silently not ship.
     #[test]
     fn every_rule_file_is_compiled_in() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rules");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules");
         let mut on_disk: Vec<String> = std::fs::read_dir(dir)
             .expect("rules dir")
             .filter_map(|e| e.ok())

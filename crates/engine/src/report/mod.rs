@@ -217,11 +217,24 @@ impl Report {
 }
 
 /// Output format, chosen by `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Human,
     Json,
     Sarif,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Format, String> {
+        match s {
+            "human" => Ok(Format::Human),
+            "json" => Ok(Format::Json),
+            "sarif" => Ok(Format::Sarif),
+            other => Err(format!("unknown format `{other}` (human, json or sarif)")),
+        }
+    }
 }
 
 pub fn render(

@@ -1,0 +1,21 @@
+//! privacy-audit's engine: everything that judges data, and nothing that drives it (no
+//! command line, git or daemon; those crates call in, never the other way).
+//!
+//! Data flows one way: [`scan::walk`] → [`scan::read`] / [`formats`] (bytes, decoding,
+//! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
+//! [`report`] (json, human, sarif). Rules are data ([`rules`]).
+
+pub mod bytemask;
+pub mod config;
+pub mod detect;
+pub mod error;
+pub mod finding;
+pub mod formats;
+pub mod hex;
+pub mod provenance;
+pub mod report;
+pub mod rules;
+pub mod scan;
+pub mod schema;
+
+pub use error::{Error, Result};
