@@ -7,8 +7,8 @@
 use privacy_audit::config::Config;
 use privacy_audit::detect::domains::DomainPolicy;
 use privacy_audit::detect::{self, RawMatch, Scratch};
+use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::formats::{Unit, json};
-use privacy_audit::report::fingerprint::FingerprintKey;
 use privacy_audit::rules::{self, RuleSet};
 use privacy_audit::scan::Scanner;
 use privacy_audit::scan::decode;

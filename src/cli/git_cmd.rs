@@ -17,10 +17,12 @@ use std::io::{IsTerminal, Read};
 /// what those changes bring: a commit cannot switch the gate off for itself.
 fn repo_config(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Config> {
     if let Some(path) = &cli.config {
-        return Ok(Config::load(path)?);
+        return Ok(super::settings::resolved(Config::load(path)?));
     }
     let source = trust::Source::at(repo, base);
-    Ok(trust::repo_config(repo, &source)?)
+    Ok(super::settings::resolved(trust::repo_config(
+        repo, &source,
+    )?))
 }
 
 /// The commit `HEAD` names, if any.

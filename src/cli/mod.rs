@@ -5,12 +5,13 @@ mod baseline_cmd;
 mod git_cmd;
 mod rules_cmd;
 mod scan_cmd;
+mod settings;
 
 use crate::config::Config;
 use crate::error::Error;
 use crate::finding::Severity;
+use crate::finding::fingerprint::FingerprintKey;
 use crate::report::Format;
-use crate::report::fingerprint::FingerprintKey;
 use crate::scan::Mode;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -327,7 +328,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::Hook { command } => return git_cmd::hook(cli, command),
         _ => {}
     }
-    let config = Config::discover(cli.config.as_deref())?;
+    let config = settings::resolved(Config::discover(cli.config.as_deref())?);
     match &cli.command {
         Command::Scan(args) => scan_cmd::run(cli, config, args, Mode::Full),
         Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
@@ -373,7 +374,7 @@ pub(crate) fn load_key(cli: &Cli) -> Result<FingerprintKey, Error> {
     let path = cli
         .key_file
         .clone()
-        .or_else(FingerprintKey::default_path)
+        .or_else(settings::key_file)
         .ok_or_else(|| {
             Error::Usage(
                 "no fingerprint key location: set HOME, XDG_DATA_HOME or --key-file".into(),

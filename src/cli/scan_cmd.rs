@@ -17,7 +17,7 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
     let key = super::load_key(cli)?;
     let mut scanner = Scanner::new(config, rules, key)?.with_mode(mode, args.strict);
     if !args.no_cache {
-        match HashCache::default_file() {
+        match super::settings::cache_file() {
             Some(file) => scanner = scanner.with_cache(HashCache::open(file)),
             None => tracing::warn!("no cache location (HOME unset); hashes are not remembered"),
         }

@@ -209,7 +209,7 @@ fn unreadable_file_makes_the_scan_incomplete() {
         // listing and opening instead, through the library's own entry point.
         let config = privacy_audit::config::Config::default();
         let rules = privacy_audit::rules::RuleSet::load(&config).expect("rules");
-        let key = privacy_audit::report::fingerprint::FingerprintKey::from_bytes([7; 32]);
+        let key = privacy_audit::finding::fingerprint::FingerprintKey::from_bytes([7; 32]);
         let scanner = privacy_audit::scan::Scanner::new(config, rules, key).expect("scanner");
         let outcome = scanner.scan_path(&dir.path().join("vanished.txt"), "vanished.txt".into());
         assert!(outcome.record.error);

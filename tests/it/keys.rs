@@ -6,7 +6,7 @@
 
 use crate::util::*;
 use privacy_audit::config::Config;
-use privacy_audit::report::fingerprint::FingerprintKey;
+use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;

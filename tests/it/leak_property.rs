@@ -5,7 +5,7 @@
 
 use crate::util::gzip;
 use privacy_audit::config::Config;
-use privacy_audit::report::fingerprint::FingerprintKey;
+use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::{Format, Report, render};
 use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;

@@ -16,7 +16,7 @@ pub mod watch;
 
 use privacy_audit_engine::config::Config;
 use privacy_audit_engine::error::{Error, Result};
-use privacy_audit_engine::report::fingerprint::FingerprintKey;
+use privacy_audit_engine::finding::fingerprint::FingerprintKey;
 use privacy_audit_engine::report::suppress::{Acceptance, Baseline};
 use privacy_audit_engine::rules::RuleSet;
 use privacy_audit_engine::scan::Scanner;

@@ -6,8 +6,8 @@
 //! the one no later report vouches for yet.
 
 use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::finding::fingerprint::FingerprintKey;
 use privacy_audit_engine::report::Report;
-use privacy_audit_engine::report::fingerprint::FingerprintKey;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};

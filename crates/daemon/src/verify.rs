@@ -9,7 +9,7 @@ use super::trail::{
     AUDIT_LOG, Anchor, audit_anchors, list, mac, mac_path, report_name, sha256_hex,
 };
 use privacy_audit_engine::error::{Error, Result};
-use privacy_audit_engine::report::fingerprint::FingerprintKey;
+use privacy_audit_engine::finding::fingerprint::FingerprintKey;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -29,6 +29,11 @@ pub struct Config {
     /// True when the values came from a file rather than the built-in defaults.
     #[serde(skip)]
     pub from_file: bool,
+    /// The user's git configuration files, in the order git reads them (resolved by
+    /// the caller from the environment; the engine reads none): where
+    /// `[privacy] machine_context` finds the committer's own e-mail.
+    #[serde(skip)]
+    pub git_user_configs: Vec<PathBuf>,
     /// The operator's rule files, `(origin, text)`, when the caller took them from a
     /// snapshot it trusts (the committed tree) instead of `rules.dirs` on disk.
     #[serde(skip)]
@@ -256,7 +261,7 @@ impl Config {
             if let Some(k) = list.iter().find(|k| !kinds.contains(&k.as_str())) {
                 return Err(format!(
                     "{key}: `{}` is not a kind that may pass (those are: {})",
-                    crate::report::guard::guard(k),
+                    crate::finding::guard::guard(k),
                     kinds.join(", ")
                 ));
             }
@@ -378,7 +383,7 @@ pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
 /// Masks what a message quotes in `"..."` whole and guards what it quotes in backticks
 /// (key names stay readable; a value there is masked like any token).
 fn mask_quoted(message: &str) -> String {
-    use crate::report::guard::guard;
+    use crate::finding::guard::guard;
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
     while let Some(i) = rest.find(['"', '`']) {
@@ -386,7 +391,7 @@ fn mask_quoted(message: &str) -> String {
         out.push_str(&guard(&rest[..i]));
         let after = &rest[i + 1..];
         let Some(j) = after.find(quote) else {
-            out.push_str(&crate::report::redact::mask(
+            out.push_str(&crate::finding::redact::mask(
                 after,
                 crate::finding::Category::Secret,
             ));
@@ -395,7 +400,7 @@ fn mask_quoted(message: &str) -> String {
         let inner = &after[..j];
         out.push(quote);
         if quote == '"' {
-            out.push_str(&crate::report::redact::mask(
+            out.push_str(&crate::finding::redact::mask(
                 inner,
                 crate::finding::Category::Secret,
             ));

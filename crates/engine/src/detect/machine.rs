@@ -17,7 +17,7 @@ pub struct Machine {
 
 impl Machine {
     /// Reads the accounts database, the host name and the user's git identity.
-    pub fn discover() -> Machine {
+    pub fn discover(git_configs: &[std::path::PathBuf]) -> Machine {
         let mut m = Machine {
             users: local_users(),
             ..Machine::default()
@@ -29,7 +29,7 @@ impl Machine {
             }
             m.hosts.insert(host);
         }
-        if let Some(email) = git_user_email() {
+        if let Some(email) = git_user_email(git_configs) {
             m.emails.insert(email.trim().to_ascii_lowercase());
         }
         m
@@ -81,21 +81,12 @@ fn host_name() -> Option<String> {
     (!host.is_empty() && host != "localhost").then(|| host.to_string())
 }
 
-/// `user.email` of the user's git configuration (the XDG file, then `~/.gitconfig`,
-/// which git reads in that order, the last value winning): read as the INI it is, so
-/// the engine needs no git library.
-fn git_user_email() -> Option<String> {
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let files = [
-        xdg.map(|x| x.join("git/config")),
-        home.map(|h| h.join(".gitconfig")),
-    ];
+/// `user.email` of the user's git configuration files, the last value winning as in
+/// git: read as the INI they are, so the engine needs no git library.
+fn git_user_email(files: &[std::path::PathBuf]) -> Option<String> {
     let mut email = None;
-    for file in files.into_iter().flatten() {
-        let Ok(text) = std::fs::read_to_string(&file) else {
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
         let mut in_user = false;

@@ -136,22 +136,6 @@ impl HashCache {
         }
     }
 
-    /// `$PRIVACY_AUDIT_CACHE_DIR`, else `$XDG_CACHE_HOME/privacy-audit`, else `~/.cache/privacy-audit`.
-    pub fn default_file() -> Option<PathBuf> {
-        let dir = std::env::var_os("PRIVACY_AUDIT_CACHE_DIR")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("XDG_CACHE_HOME")
-                    .map(PathBuf::from)
-                    .filter(|p| p.is_absolute())
-                    .map(|p| p.join("privacy-audit"))
-            })
-            .or_else(|| {
-                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/privacy-audit"))
-            })?;
-        Some(dir.join("hashes-v2.jsonl"))
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
         // A panic elsewhere cannot leave an entry half-written: keep going with the data.
         self.entries.lock().unwrap_or_else(|e| e.into_inner())

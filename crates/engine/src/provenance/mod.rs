@@ -12,8 +12,8 @@ pub mod cache;
 pub mod hygiene;
 pub mod manifest;
 
+use crate::finding::fingerprint::FingerprintKey;
 use crate::finding::{Finding, Location};
-use crate::report::fingerprint::FingerprintKey;
 use crate::rules::RuleSet;
 use cache::HashCache;
 use std::collections::{HashMap, HashSet};

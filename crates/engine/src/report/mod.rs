@@ -1,11 +1,8 @@
 //! Reports: the docs/reference.md §4 document and its three renderings. Output formats are sinks:
 //! they receive finished, masked findings and never detect anything.
 
-pub mod fingerprint;
-pub mod guard;
 pub mod human;
 pub mod json;
-pub mod redact;
 pub mod sarif;
 pub mod suppress;
 pub mod time;

@@ -3,11 +3,11 @@
 //! each with a reason). Nothing is accepted silently: every accepted finding moves to
 //! the report's `suppressed` list with what accepted it and why.
 
-use super::fingerprint::FingerprintKey;
 use super::{Report, Suppressed};
 use crate::config::AllowEntry;
 use crate::error::{Error, Result};
 use crate::finding::Finding;
+use crate::finding::fingerprint::FingerprintKey;
 use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;

@@ -144,7 +144,7 @@ impl RuleSet {
         set.knowledge = crate::detect::confidence::Knowledge {
             vocabulary: crate::detect::confidence::Vocabulary::load(&config.privacy.placeholders),
             machine: if config.privacy.machine_context {
-                crate::detect::machine::Machine::discover()
+                crate::detect::machine::Machine::discover(&config.git_user_configs)
             } else {
                 crate::detect::machine::Machine::default()
             },

@@ -8,9 +8,9 @@
 
 use super::file::EXCERPT_CONTEXT;
 use crate::detect::{self, RawMatch, Scratch};
+use crate::finding::guard::guard;
+use crate::finding::redact::mask;
 use crate::formats::Unit;
-use crate::report::guard::guard;
-use crate::report::redact::mask;
 use crate::rules::RuleSet;
 use std::collections::HashMap;
 

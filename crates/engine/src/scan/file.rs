@@ -11,10 +11,10 @@ use super::keys::{self, KeyProbe};
 use super::layers;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::Finding;
+use crate::finding::fingerprint::FingerprintKey;
 use crate::formats::tree::{Node, TreeBuilder};
 use crate::formats::{LineIndex, Unit, json};
 use crate::provenance::Claim;
-use crate::report::fingerprint::FingerprintKey;
 use crate::rules::RuleSet;
 use std::collections::HashSet;
 

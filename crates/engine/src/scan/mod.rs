@@ -25,10 +25,10 @@ pub mod walk;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::finding::fingerprint::FingerprintKey;
 use crate::finding::{Category, Finding};
 use crate::provenance::cache::HashCache;
 use crate::provenance::{Claim, ClaimSite, SeenFile, Verifier};
-use crate::report::fingerprint::FingerprintKey;
 use crate::report::{FileRecord, Report};
 use crate::rules::RuleSet;
 use audit::AuditConfig;

@@ -6,10 +6,10 @@
 
 use super::{Scanner, layers};
 use crate::detect::{self, RawMatch};
+use crate::finding::guard::guard;
+use crate::finding::redact::mask;
 use crate::finding::{Category, Confidence, Finding, Location};
 use crate::formats::{Encoding, Unit};
-use crate::report::guard::guard;
-use crate::report::redact::mask;
 
 /// A report name with what it leaks masked, and the findings for it.
 pub struct NameCheck {

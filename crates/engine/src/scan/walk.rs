@@ -64,7 +64,7 @@ pub fn display_rel(root: &Path, path: &Path, root_is_dir: bool, prefix_root: boo
         path
     };
     use std::os::unix::ffi::OsStrExt;
-    crate::report::guard::path_text(rel.as_os_str().as_bytes())
+    crate::finding::guard::path_text(rel.as_os_str().as_bytes())
 }
 
 /// Calls `visit` from several threads for every entry under `roots`.

@@ -8,7 +8,7 @@ use crate::finding::Fingerprint;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const KEY_BYTES: usize = 32;
 
@@ -26,19 +26,6 @@ impl std::fmt::Debug for FingerprintKey {
 impl FingerprintKey {
     pub fn from_bytes(key: [u8; KEY_BYTES]) -> Self {
         FingerprintKey { key }
-    }
-
-    /// `$PRIVACY_AUDIT_KEY_FILE`, else `$XDG_DATA_HOME/privacy-audit/key`, else
-    /// `~/.local/share/privacy-audit/key`.
-    pub fn default_path() -> Option<PathBuf> {
-        if let Some(p) = std::env::var_os("PRIVACY_AUDIT_KEY_FILE") {
-            return Some(PathBuf::from(p));
-        }
-        let data = std::env::var_os("XDG_DATA_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
-        Some(data.join("privacy-audit").join("key"))
     }
 
     /// Reads an existing key; never creates one (checking with a fresh key would say

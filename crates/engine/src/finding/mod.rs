@@ -1,8 +1,12 @@
 //! The vocabulary every layer shares: categories, severities, locations and findings.
 //!
 //! A `Finding` never stores a matched value in the clear. Detection hands the raw value
-//! to [`crate::report::redact`] and [`crate::report::fingerprint`] at the moment the
+//! to [`crate::finding::redact`] and [`crate::finding::fingerprint`] at the moment the
 //! finding is built; from then on only the masked excerpt and the keyed fingerprint exist.
+
+pub mod fingerprint;
+pub mod guard;
+pub mod redact;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -152,7 +156,7 @@ pub struct Location {
     pub json_pointer: Option<String>,
 }
 
-/// A keyed hash of (rule id, matched value), hex encoded. See [`crate::report::fingerprint`].
+/// A keyed hash of (rule id, matched value), hex encoded. See [`crate::finding::fingerprint`].
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct Fingerprint(pub String);
