@@ -5,11 +5,12 @@
 //! Inputs are generated in code from a fixed seed, so runs compare like with like.
 
 use privacy_audit::config::Config;
+use privacy_audit::detect::RuleSet;
 use privacy_audit::detect::domains::DomainPolicy;
 use privacy_audit::detect::{self, RawMatch, Scratch};
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::formats::{Unit, json};
-use privacy_audit::rules::{self, RuleSet};
+use privacy_audit::rules;
 use privacy_audit::scan::Scanner;
 use privacy_audit::scan::decode;
 use std::hint::black_box;

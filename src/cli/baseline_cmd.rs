@@ -2,8 +2,8 @@
 
 use super::{BaselineArgs, Cli, Exit};
 use crate::config::Config;
+use crate::detect::RuleSet;
 use crate::report::suppress::Baseline;
-use crate::rules::RuleSet;
 use crate::scan::Scanner;
 use anyhow::Context;
 

@@ -2,11 +2,11 @@
 
 use super::{Cli, Exit, HookCommand, HookRunArgs, ScanGitArgs};
 use crate::config::Config;
+use crate::detect::RuleSet;
 use crate::git::changes::{self, Range};
 use crate::git::hook::{self, Installed, Uninstalled};
 use crate::git::{self as gitdoor, GitScan, trust};
 use crate::report::{Format, Report};
-use crate::rules::RuleSet;
 use crate::scan::Scanner;
 use anyhow::Context;
 use git2::{Oid, Repository};

@@ -2,8 +2,9 @@
 
 use super::{Exit, RulesCommand};
 use crate::config::Config;
+use crate::detect::RuleSet;
+use crate::detect::compile::selftest;
 use crate::detect::validators::Validator;
-use crate::rules::{RuleSet, selftest};
 use std::io::Write;
 
 pub fn run(config: Config, command: &RulesCommand) -> anyhow::Result<Exit> {
@@ -69,7 +70,7 @@ pub fn run(config: Config, command: &RulesCommand) -> anyhow::Result<Exit> {
 /// Rules without a provider in one table, then provider credentials under each
 /// provider's name, providers in alphabetical order.
 fn list_grouped(out: &mut impl Write, rules: &RuleSet) -> std::io::Result<()> {
-    let row = |out: &mut dyn Write, r: &crate::rules::Rule| {
+    let row = |out: &mut dyn Write, r: &crate::detect::Rule| {
         writeln!(
             out,
             "{:<40} {:<11} {:<8} {}",
@@ -79,7 +80,7 @@ fn list_grouped(out: &mut impl Write, rules: &RuleSet) -> std::io::Result<()> {
     for r in rules.rules.iter().filter(|r| r.provider.is_none()) {
         row(out, r)?;
     }
-    let mut by_provider: std::collections::BTreeMap<String, Vec<&crate::rules::Rule>> =
+    let mut by_provider: std::collections::BTreeMap<String, Vec<&crate::detect::Rule>> =
         std::collections::BTreeMap::new();
     for r in &rules.rules {
         if let Some(p) = &r.provider {

@@ -2,9 +2,9 @@
 
 use super::{Cli, Exit, ScanArgs};
 use crate::config::Config;
+use crate::detect::RuleSet;
 use crate::provenance::cache::HashCache;
 use crate::report::{self, Format, Report};
-use crate::rules::RuleSet;
 use crate::scan::{Mode, Progress, Scanner};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};

@@ -4,9 +4,9 @@
 //! never a panic, a hang, or a report that mixes two versions of the file.
 
 use privacy_audit::config::Config;
+use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::FileStatus;
-use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;

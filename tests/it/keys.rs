@@ -6,8 +6,8 @@
 
 use crate::util::*;
 use privacy_audit::config::Config;
+use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
-use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
 use std::sync::LazyLock;

@@ -4,9 +4,9 @@
 //! file's name. And every blob the gate is given is judged or fails the run.
 
 use privacy_audit::config::Config;
+use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::{FileStatus, Format, Report, render};
-use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
 use std::sync::LazyLock;

@@ -5,9 +5,9 @@
 
 use crate::util::gzip;
 use privacy_audit::config::Config;
+use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::{Format, Report, render};
-use privacy_audit::rules::RuleSet;
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
 use std::sync::LazyLock;

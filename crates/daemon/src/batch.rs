@@ -6,9 +6,9 @@
 use super::state::{self, FileState};
 use super::{Daemon, notify, quarantine, trail};
 use privacy_audit_engine::config::OnViolation;
-use privacy_audit_engine::provenance::cache::Stamp;
 use privacy_audit_engine::report::{FileStatus, Report};
 use privacy_audit_engine::scan::Scanner;
+use privacy_audit_engine::source::Stamp;
 use sd_notify::NotifyState;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

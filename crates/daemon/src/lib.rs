@@ -15,12 +15,12 @@ pub mod verify;
 pub mod watch;
 
 use privacy_audit_engine::config::Config;
+use privacy_audit_engine::detect::RuleSet;
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
 use privacy_audit_engine::report::suppress::{Acceptance, Baseline};
-use privacy_audit_engine::rules::RuleSet;
 use privacy_audit_engine::scan::Scanner;
-use privacy_audit_engine::scan::walk::Excludes;
+use privacy_audit_engine::source::walk::Excludes;
 use sd_notify::NotifyState;
 use state::State;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! state update was lost, is replayed at start, so no file is judged twice.
 
 use privacy_audit_engine::error::{Error, Result};
-use privacy_audit_engine::provenance::cache::Stamp;
+use privacy_audit_engine::source::Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;

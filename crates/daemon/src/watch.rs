@@ -11,7 +11,7 @@
 
 use super::state::{State, stamp};
 use notify::{EventKind, RecursiveMode, Watcher};
-use privacy_audit_engine::scan::walk::{self, Entry, Excludes};
+use privacy_audit_engine::source::walk::{self, Entry, Excludes};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -125,7 +125,7 @@ struct Pending {
     /// once this is `max_settle` old, as it is then (and again when it changes).
     first_event: Instant,
     last_event: Instant,
-    stamp: Option<privacy_audit_engine::provenance::cache::Stamp>,
+    stamp: Option<privacy_audit_engine::source::Stamp>,
 }
 
 /// Debounce and stability bookkeeping.

@@ -253,7 +253,7 @@ impl Config {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
         }
-        let kinds = crate::scan::read::SkipReason::ALLOWABLE;
+        let kinds = crate::source::read::SkipReason::ALLOWABLE;
         for (key, list) in [
             ("scan.allow_unjudged", &self.scan.allow_unjudged),
             ("hook.allow_unjudged", &self.hook.allow_unjudged),

@@ -1,7 +1,7 @@
 //! privacy-audit's engine: everything that judges data, and nothing that drives it (no
 //! command line, git or daemon; those crates call in, never the other way).
 //!
-//! Data flows one way: [`scan::walk`] → [`scan::read`] / [`formats`] (bytes, decoding,
+//! Data flows one way: [`source::walk`] → [`source::read`] / [`formats`] (bytes, decoding,
 //! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
 //! [`report`] (json, human, sarif). Rules are data ([`rules`]).
 
@@ -17,5 +17,6 @@ pub mod report;
 pub mod rules;
 pub mod scan;
 pub mod schema;
+pub mod source;
 
 pub use error::{Error, Result};

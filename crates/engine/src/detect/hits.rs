@@ -4,9 +4,9 @@
 
 use super::window::{Cursor, digit_runs, segment_starts};
 use super::{Scratch, accepts_in};
+use crate::detect::compile::alphabet::is_word_byte;
+use crate::detect::{Matcher, RuleSet};
 use crate::formats::Unit;
-use crate::rules::alphabet::is_word_byte;
-use crate::rules::{Matcher, RuleSet};
 use regex_automata::{Input, PatternSet};
 
 /// Opens the windows of every rule (or of `only`) from the hits in `unit`.

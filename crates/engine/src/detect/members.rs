@@ -1,9 +1,9 @@
-//! Keyed rules on JSON members (see [`crate::rules::MemberIndex`]): `{"DD_API_KEY":
+//! Keyed rules on JSON members (see [`crate::detect::MemberIndex`]): `{"DD_API_KEY":
 //! "…"}` is searched as `DD_API_KEY=…`, and a match is reported at the value.
 
 use super::{Scratch, consider, engine};
+use crate::detect::{Matcher, RuleSet};
 use crate::formats::Unit;
-use crate::rules::{Matcher, RuleSet};
 use regex_automata::Input;
 
 pub(super) fn detect_members(

@@ -7,6 +7,7 @@
 //! only inside its windows. Field-limited rules run per JSON value whose pointer they
 //! match.
 
+pub mod compile;
 pub mod confidence;
 pub mod denylist;
 pub mod domains;
@@ -27,8 +28,8 @@ pub mod vocabulary;
 mod window;
 
 use crate::formats::Unit;
-use crate::rules::pattern::Pattern;
-use crate::rules::{Matcher, RuleSet};
+use compile::pattern::Pattern;
+pub use compile::{Matcher, Rule, RuleSet};
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::captures::Captures;
 use regex_automata::{Input, PatternSet};

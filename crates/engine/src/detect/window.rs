@@ -4,8 +4,8 @@
 //! the keyword's line. Searching only there is what keeps a rule's cost proportional to
 //! how often its keywords occur rather than to the size of the data.
 
+use crate::detect::compile::pattern::Reach;
 use crate::formats::Unit;
-use crate::rules::pattern::Reach;
 
 #[derive(Debug, Default)]
 pub struct Windows {

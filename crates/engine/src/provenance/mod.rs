@@ -12,9 +12,9 @@ pub mod cache;
 pub mod hygiene;
 pub mod manifest;
 
+use crate::detect::RuleSet;
 use crate::finding::fingerprint::FingerprintKey;
 use crate::finding::{Finding, Location};
-use crate::rules::RuleSet;
 use cache::HashCache;
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -104,7 +104,7 @@ impl Verifier<'_> {
                 );
                 continue;
             }
-            let file = match crate::scan::read::open_no_block(&real) {
+            let file = match crate::source::read::open_no_block(&real) {
                 Ok(f) => f,
                 Err(e) => {
                     let why = format!("names a file that cannot be read ({})", e.kind());

@@ -2,8 +2,8 @@
 //! excerpt and how to fix it. Colour only when asked (a terminal without `NO_COLOR`).
 
 use super::{FileStatus, Report};
+use crate::detect::RuleSet;
 use crate::finding::Severity;
-use crate::rules::RuleSet;
 use std::io::Write;
 
 struct Paint(bool);

@@ -237,7 +237,7 @@ impl std::str::FromStr for Format {
 pub fn render(
     report: &Report,
     format: Format,
-    rules: &crate::rules::RuleSet,
+    rules: &crate::detect::RuleSet,
     color: bool,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {

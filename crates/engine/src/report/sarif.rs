@@ -3,8 +3,8 @@
 //! `partialFingerprints`).
 
 use super::Report;
+use crate::detect::RuleSet;
 use crate::finding::Severity;
-use crate::rules::RuleSet;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 

@@ -1,20 +1,10 @@
-//! Rules are data: `rules/*.toml` (compiled in) plus the operator's rule folders, turned
-//! once per run into a [`RuleSet`] that detection only reads.
+//! Rules are data: `rules/*.toml` (compiled in) plus the operator's rule folders, read
+//! and merged here; `detect::compile` turns them once per run into the matchers
+//! detection reads. This module holds no matcher.
 
-pub mod alphabet;
 pub mod builtin;
-mod compile;
-mod config_rules;
-mod fields;
-mod lead;
-mod members;
 pub mod model;
-pub mod pattern;
-pub mod selftest;
 
-pub use compile::{KeywordOwner, Matcher, Rule, RuleSet};
-pub use fields::{AnyFieldKey, FieldFilter};
-pub use members::MemberIndex;
 pub use model::{Examples, RuleFile, RuleSpec};
 
 use crate::config::Config;

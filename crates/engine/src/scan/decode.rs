@@ -2,8 +2,8 @@
 //! percent-encoding. Each layer becomes a new [`Unit`] scanned like the first, pinned to
 //! the position of the encoded run; depth and decoded bytes are bounded per file.
 
-use super::gzip::gunzip;
 use crate::formats::{Encoding, Segment, Unit};
+use crate::source::gzip::gunzip;
 use base64::Engine;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use std::sync::LazyLock;

@@ -7,11 +7,11 @@
 //! map built once per layer.
 
 use super::file::EXCERPT_CONTEXT;
+use crate::detect::RuleSet;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::guard::guard;
 use crate::finding::redact::mask;
 use crate::formats::Unit;
-use crate::rules::RuleSet;
 use std::collections::HashMap;
 
 /// How far an excerpt's edge moves out to the end of a token cut by the context

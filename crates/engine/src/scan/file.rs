@@ -9,13 +9,13 @@ use super::audit::FileAudit;
 use super::excerpt::Sorted;
 use super::keys::{self, KeyProbe};
 use super::layers;
+use crate::detect::RuleSet;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::Finding;
 use crate::finding::fingerprint::FingerprintKey;
 use crate::formats::tree::{Node, TreeBuilder};
 use crate::formats::{LineIndex, Unit, json};
 use crate::provenance::Claim;
-use crate::rules::RuleSet;
 use std::collections::HashSet;
 
 /// Units are flushed to detection at about this size: big enough to amortise the

@@ -13,11 +13,11 @@
 //! separator. `tests/it/keys.rs` checks findings are the same with and without gaps.
 
 use super::layers;
+use crate::detect::RuleSet;
 use crate::detect::verdicts::MAX_KEY_LEN;
 use crate::detect::{self, Scratch};
 use crate::formats::json::KeyFilter;
 use crate::formats::{Unit, key_stand_in};
-use crate::rules::RuleSet;
 
 /// New keys judged per file at most: a file of ever-new keys (generated, or hostile)
 /// costs a judgement each, so past this its keys are kept as they come.

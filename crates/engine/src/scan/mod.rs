@@ -12,32 +12,28 @@ pub mod decode;
 mod disguise;
 mod excerpt;
 pub mod file;
-pub mod gzip;
-mod inflate;
 mod keys;
 mod layers;
 mod name;
 mod one;
-pub mod read;
 pub mod sniff;
 mod stream;
-pub mod walk;
 
 use crate::config::Config;
+use crate::detect::RuleSet;
 use crate::error::{Error, Result};
 use crate::finding::fingerprint::FingerprintKey;
 use crate::finding::{Category, Finding};
 use crate::provenance::cache::HashCache;
 use crate::provenance::{Claim, ClaimSite, SeenFile, Verifier};
 use crate::report::{FileRecord, Report};
-use crate::rules::RuleSet;
+use crate::source::read::Skipped;
+use crate::source::walk::{Entry, Excludes};
 use audit::AuditConfig;
-use read::Skipped;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime};
-use walk::{Entry, Excludes};
 
 /// What the walk hands back for one entry.
 enum Visited {
@@ -83,7 +79,7 @@ pub struct Scanner {
     strict: bool,
     /// Read buffers lent to one file at a time: as many as workers, each kept as large
     /// as the files it has read (see [`read::ReadBuffers`]). Taken once per file.
-    buffers: std::sync::Mutex<Vec<read::ReadBuffers>>,
+    buffers: std::sync::Mutex<Vec<crate::source::read::ReadBuffers>>,
 }
 
 impl Scanner {
@@ -174,7 +170,7 @@ impl Scanner {
             // The receiver outlives the walk; a send cannot fail before it ends.
             let _ = tx.send(visited);
         };
-        walk::walk(roots, &self.excludes, self.threads, &visit);
+        crate::source::walk::walk(roots, &self.excludes, self.threads, &visit);
         drop(tx);
         Ok(self.assemble(rx, started, clock))
     }

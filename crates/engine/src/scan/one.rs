@@ -2,12 +2,12 @@
 //! handed over as bytes (a git blob), scanned and audited, or skipped with a reason.
 
 use super::audit::FileAudit;
-use super::read::{self, SkipReason, Skipped};
 use super::sniff::{self, Sniff};
 use super::{FileOutcome, Mode, Scanner, file, stream};
 use crate::finding::Finding;
 use crate::provenance::Claim;
 use crate::report::{FileRecord, FileStatus};
+use crate::source::read::{self, SkipReason, Skipped};
 use std::path::Path;
 
 impl Scanner {

@@ -8,10 +8,10 @@
 //! manifests are read whole, as their readers need all of them.
 
 use super::file::{FileScanner, Format, TEXT_OVERLAP};
-use super::gzip::Pieces;
-use super::read::{SkipReason, text_only};
 use crate::finding::Finding;
 use crate::provenance::Claim;
+use crate::source::gzip::Pieces;
+use crate::source::read::{SkipReason, text_only};
 
 /// Inflated bytes asked for at a time.
 const PIECE: usize = 4 << 20;

@@ -4,11 +4,11 @@
 
 use super::FileScanner;
 use crate::detect::RawMatch;
+use crate::detect::Rule;
 use crate::detect::confidence::{self, Context};
 use crate::finding::{Confidence, Finding, Fingerprint, Location};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
-use crate::rules::Rule;
 use crate::scan::excerpt::{Sorted, excerpt, mask_in_pointer, redact_pointer, redact_text};
 
 impl FileScanner<'_> {

@@ -94,7 +94,7 @@ impl Drop for Decompressor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::gzip::gz;
+    use crate::source::gzip::gz;
     use std::io::Read;
 
     fn flate2(raw: &[u8]) -> std::io::Result<Vec<u8>> {

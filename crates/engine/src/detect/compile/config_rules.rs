@@ -1,13 +1,13 @@
 //! Rules made from the configuration rather than from rule files: hosts under the
 //! organisation's domains, and the operator's denylist terms.
 
-use super::Examples;
-use super::compile::{Matcher, Rule};
 use super::pattern::{self, Trigger};
+use super::ruleset::{Matcher, Rule};
 use crate::detect::domains::DomainPolicy;
 use crate::detect::validators::Validator;
 use crate::error::Result;
 use crate::finding::{Category, Severity};
+use crate::rules::Examples;
 
 /// Any host under a configured organisation domain.
 pub(super) fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {

@@ -3,7 +3,7 @@
 //! name is a member's key and the value a separate string. Rules with `member_names`
 //! also run on `name=value` of every member whose name holds one of those words.
 
-use super::compile::Rule;
+use super::ruleset::Rule;
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 

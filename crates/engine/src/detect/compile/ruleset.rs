@@ -5,7 +5,6 @@
 
 use super::fields::{FieldFilter, example_field, field_filter};
 use super::pattern::{self, DigitGroup, Pattern, Trigger};
-use super::{Examples, Sourced};
 use crate::config::Config;
 use crate::detect::Scratch;
 use crate::detect::denylist::Denylist;
@@ -14,6 +13,7 @@ use crate::detect::keywords::KeywordScan;
 use crate::detect::validators::Validator;
 use crate::error::{Error, Result};
 use crate::finding::{Category, Severity};
+use crate::rules::{Examples, Sourced};
 use regex::bytes::{Regex, RegexBuilder};
 use sha2::{Digest, Sha256};
 use std::sync::Mutex;
@@ -120,8 +120,8 @@ pub struct RuleSet {
 impl RuleSet {
     /// Built-in rules, the configured rule folders, the org domains and denylist files.
     pub fn load(config: &Config) -> Result<RuleSet> {
-        let specs = super::collect_specs(config)?;
-        let builtin = super::builtin_ids()?;
+        let specs = crate::rules::collect_specs(config)?;
+        let builtin = crate::rules::builtin_ids()?;
         let replaced: Vec<(String, String)> = specs
             .iter()
             .filter(|s| builtin.contains(&s.spec.id) && !s.origin.starts_with("built-in "))

@@ -63,7 +63,7 @@ pub fn run(rules: &RuleSet) -> Summary {
                 if out.is_empty() == expected {
                     let keyword_outside = expected
                         && match &rule.matcher {
-                            crate::rules::Matcher::Regex(p) => detect::matches_anywhere(p, &unit),
+                            crate::detect::Matcher::Regex(p) => detect::matches_anywhere(p, &unit),
                             _ => false,
                         };
                     summary.failures.push(ExampleFailure {

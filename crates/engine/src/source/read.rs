@@ -74,7 +74,7 @@ pub struct FileMeta {
     pub bytes: u64,
     pub gzip: bool,
     /// (device, inode, size, mtime) when read, for the hash cache.
-    pub stamp: crate::provenance::cache::Stamp,
+    pub stamp: crate::source::Stamp,
 }
 
 /// A file's bytes, ready for the format readers, in a buffer of its own.
@@ -126,7 +126,7 @@ pub struct Skipped {
     pub bytes: u64,
     /// Set when the file was read whole (and hashed) before it was refused, so the
     /// hash can serve provenance claims without a second read.
-    pub stamp: Option<crate::provenance::cache::Stamp>,
+    pub stamp: Option<crate::source::Stamp>,
 }
 
 /// Reads a file into fresh buffers: for one-off reads (a sibling transcript).
@@ -165,7 +165,7 @@ pub fn read_file_into(
 
 /// Reads and hashes a file into `bufs`; gzip is left compressed, for
 /// [`Pieces`](super::gzip::Pieces) to inflate as it is scanned. What the bytes are
-/// (text, wide text, binary) is the caller's to decide (see [`super::sniff`]).
+/// (text, wide text, binary) is the caller's to decide (see [`crate::scan::sniff`]).
 pub fn read_raw_into(
     path: &Path,
     max_bytes: u64,
@@ -210,7 +210,7 @@ pub fn read_raw_into(
         return Err(skip(reason, bytes));
     }
     let sha256 = hex::encode(&Sha256::digest(&raw[..]));
-    let stamp = crate::provenance::cache::Stamp::of(&meta);
+    let stamp = crate::source::Stamp::of(&meta);
     Ok(FileMeta {
         sha256,
         bytes,
@@ -284,7 +284,7 @@ pub fn kind_name(ft: &std::fs::FileType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::gzip::gz;
+    use crate::source::gzip::gz;
 
     /// Buffers carried from file to file must never show one file's bytes as another's:
     /// a short file after a long one, plain after gzip and back, a skip in between.

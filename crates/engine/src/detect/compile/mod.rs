@@ -1,0 +1,16 @@
+//! Rule specs (data, from [`crate::rules`]) compiled once per run into what detection
+//! runs: regexes with their triggers and windows, the keyword automaton, field and
+//! member filters, validators; and `rules test`, which runs each rule on its examples.
+
+pub mod alphabet;
+mod config_rules;
+mod fields;
+mod lead;
+mod members;
+pub mod pattern;
+mod ruleset;
+pub mod selftest;
+
+pub use fields::{AnyFieldKey, FieldFilter};
+pub use members::MemberIndex;
+pub use ruleset::{KeywordOwner, Matcher, Rule, RuleSet};
