@@ -4,7 +4,7 @@
 
 /// One manifest line that names a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct ManifestEntry {
     /// 1-based line in the manifest.
     pub line: u32,
     /// 1-based column of the hash.
@@ -23,7 +23,7 @@ pub struct BadLine {
 
 /// Parses a manifest. `name` is its file name: `x.tar.gz.sha256` holding a lone hash
 /// (no path) describes `x.tar.gz`, as many release pages publish them.
-pub fn parse(text: &str, name: &str) -> (Vec<Entry>, Vec<BadLine>) {
+pub fn parse(text: &str, name: &str) -> (Vec<ManifestEntry>, Vec<BadLine>) {
     let (mut entries, mut bad) = (Vec::new(), Vec::new());
     for (i, raw) in text.lines().enumerate() {
         let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -46,7 +46,7 @@ pub fn parse(text: &str, name: &str) -> (Vec<Entry>, Vec<BadLine>) {
             })
         });
         match entry {
-            Some((hash_at, hash, path)) => entries.push(Entry {
+            Some((hash_at, hash, path)) => entries.push(ManifestEntry {
                 line,
                 column: u32::try_from(indent + hash_at + 1).unwrap_or(u32::MAX),
                 hash: hash.to_ascii_lowercase(),

@@ -88,7 +88,7 @@ pub struct PendingClaim {
 
 pub struct FileAudit<'a> {
     cfg: &'a AuditConfig,
-    validator: schema::Validator,
+    validator: schema::FormatChecker,
     records: usize,
     pub problems: Vec<Located>,
     pub claims: Vec<PendingClaim>,
@@ -102,7 +102,7 @@ impl<'a> FileAudit<'a> {
     ) -> FileAudit<'a> {
         FileAudit {
             cfg,
-            validator: schema::Validator::new(cfg.forced_format(rel), transcript),
+            validator: schema::FormatChecker::new(cfg.forced_format(rel), transcript),
             records: 0,
             problems: Vec::new(),
             claims: Vec::new(),

@@ -30,28 +30,28 @@ pub(super) const EXCERPT_CONTEXT: usize = 48;
 const DECODE_BUDGET: usize = 64 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum TextFormat {
     Json,
     Jsonl,
     Text,
 }
 
-impl Format {
+impl TextFormat {
     /// By name (`.gz` stripped), else by the first non-blank byte.
-    pub fn detect(name: &str, text: &[u8]) -> Format {
+    pub fn detect(name: &str, text: &[u8]) -> TextFormat {
         let name = name
             .strip_suffix(".gz")
             .unwrap_or(name)
             .to_ascii_lowercase();
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-            return Format::Jsonl;
+            return TextFormat::Jsonl;
         }
         if name.ends_with(".json") {
-            return Format::Json;
+            return TextFormat::Json;
         }
         match text.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{' | b'[') => Format::Json,
-            _ => Format::Text,
+            Some(b'{' | b'[') => TextFormat::Json,
+            _ => TextFormat::Text,
         }
     }
 }
@@ -119,12 +119,12 @@ impl<'a> FileScanner<'a> {
 
     /// How a file opening with `first` can be scanned in pieces; `None` when it must be
     /// read whole (one JSON document, a manifest).
-    pub fn stream_format(&self, name: &str, first: &[u8]) -> Option<Format> {
+    pub fn stream_format(&self, name: &str, first: &[u8]) -> Option<TextFormat> {
         if self.audit.as_ref().is_some_and(|a| a.is_manifest(name)) {
             return None;
         }
-        match Format::detect(name, first) {
-            Format::Json => None,
+        match TextFormat::detect(name, first) {
+            TextFormat::Json => None,
             format => Some(format),
         }
     }
@@ -139,10 +139,10 @@ impl<'a> FileScanner<'a> {
             self.lines = Some(index);
             self.scan_text(text, 0, text.len());
         } else {
-            match Format::detect(name, text) {
-                Format::Json => self.scan_json(name, text),
-                Format::Jsonl => self.scan_jsonl(text, 0, true),
-                Format::Text => self.scan_text(text, 0, text.len()),
+            match TextFormat::detect(name, text) {
+                TextFormat::Json => self.scan_json(name, text),
+                TextFormat::Jsonl => self.scan_jsonl(text, 0, true),
+                TextFormat::Text => self.scan_text(text, 0, text.len()),
             }
         }
         self.settle(text);
@@ -161,10 +161,10 @@ impl<'a> FileScanner<'a> {
     /// next piece starts `done` bytes in (JSON Lines pieces hold whole lines; a text
     /// piece cut inside a long line is read again from a little before the cut).
     /// Findings are placed (line, column) before the piece is let go.
-    pub fn feed(&mut self, piece: &[u8], format: Format, done: usize) {
+    pub fn feed(&mut self, piece: &[u8], format: TextFormat, done: usize) {
         match format {
-            Format::Jsonl => self.scan_jsonl(piece, 0, true),
-            Format::Json | Format::Text => self.scan_text(piece, 0, piece.len()),
+            TextFormat::Jsonl => self.scan_jsonl(piece, 0, true),
+            TextFormat::Json | TextFormat::Text => self.scan_text(piece, 0, piece.len()),
         }
         self.settle(piece);
         let done = &piece[..done.min(piece.len())];

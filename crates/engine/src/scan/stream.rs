@@ -7,7 +7,7 @@
 //! it is seen. A single JSON document (`.json.gz`, or content opening with `{`/`[`) and
 //! manifests are read whole, as their readers need all of them.
 
-use super::file::{FileScanner, Format, TEXT_OVERLAP};
+use super::file::{FileScanner, TEXT_OVERLAP, TextFormat};
 use crate::finding::Finding;
 use crate::provenance::Claim;
 use crate::source::gzip::Pieces;
@@ -63,7 +63,7 @@ pub(super) fn scan_gzip(
             // still found.
             let whole = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
             scanner.feed(&buf[..whole], format, whole);
-            scanner.feed(&buf[whole..], Format::Text, buf.len() - whole);
+            scanner.feed(&buf[whole..], TextFormat::Text, buf.len() - whole);
             break;
         }
         let (cut, done) = match memchr::memrchr(b'\n', buf) {
@@ -71,7 +71,7 @@ pub(super) fn scan_gzip(
             Some(last) => (last + 1, last + 1),
             // A text line longer than a piece: cut it, and read it again from a little
             // before the cut, so a match across the cut is seen whole.
-            None if format == Format::Text && buf.len() >= PIECE => {
+            None if format == TextFormat::Text && buf.len() >= PIECE => {
                 (buf.len(), buf.len() - TEXT_OVERLAP)
             }
             // A record not yet whole: read on.

@@ -118,7 +118,7 @@ impl Transcript {
 }
 
 /// Per-file validation state: formats with file-level invariants keep it here.
-pub struct Validator {
+pub struct FormatChecker {
     pub format: Option<SeedFormat>,
     /// The format is decided by the first record; a later one cannot switch it.
     decided: bool,
@@ -129,9 +129,9 @@ pub struct Validator {
     pub transcript: Option<Transcript>,
 }
 
-impl Validator {
-    pub fn new(forced: Option<SeedFormat>, transcript: Option<Transcript>) -> Validator {
-        Validator {
+impl FormatChecker {
+    pub fn new(forced: Option<SeedFormat>, transcript: Option<Transcript>) -> FormatChecker {
+        FormatChecker {
             format: forced,
             decided: forced.is_some(),
             ids: std::collections::HashSet::new(),

@@ -35,14 +35,14 @@ impl std::fmt::Display for ExampleFailure {
     }
 }
 
-pub struct Summary {
+pub struct SelfTest {
     pub rules: usize,
     pub examples: usize,
     pub failures: Vec<ExampleFailure>,
 }
 
-pub fn run(rules: &RuleSet) -> Summary {
-    let mut summary = Summary {
+pub fn run(rules: &RuleSet) -> SelfTest {
+    let mut summary = SelfTest {
         rules: 0,
         examples: 0,
         failures: Vec::new(),
