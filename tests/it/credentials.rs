@@ -6,15 +6,27 @@
 use crate::util::*;
 use std::path::Path;
 
-/// `(file, pointer, rule id)` of every secret finding in `dir`.
-fn secrets(dir: &Path) -> Vec<(String, Option<String>, String)> {
+/// Every secret finding in `dir`, as `findings` gives it.
+fn secret_findings(dir: &Path) -> Vec<(String, u64, u64, Option<String>, String, String)> {
     let home = tempfile::tempdir().expect("home");
     let report = scan_json(home.path(), dir, &["--no-baseline"]).json();
     findings(&report)
         .into_iter()
         .filter(|f| f.4 == "secret")
+        .collect()
+}
+
+/// `(file, pointer, rule id)` of every secret finding in `dir`.
+fn secrets(dir: &Path) -> Vec<(String, Option<String>, String)> {
+    secret_findings(dir)
+        .into_iter()
         .map(|(path, _, _, pointer, _, id)| (path, pointer, id))
         .collect()
+}
+
+/// The lines of `dir`'s files that hold a secret finding.
+fn secret_lines(dir: &Path) -> std::collections::BTreeSet<u64> {
+    secret_findings(dir).into_iter().map(|f| f.1).collect()
 }
 
 #[test]
@@ -127,13 +139,7 @@ fn connection_strings_in_their_common_dialects() {
         .map(|s| serde_json::json!({ "config": s }))
         .collect();
     std::fs::write(dir.path().join("c.jsonl"), jsonl(&records)).expect("write");
-    let home = tempfile::tempdir().expect("home");
-    let report = scan_json(home.path(), dir.path(), &["--no-baseline"]).json();
-    let lines: std::collections::BTreeSet<u64> = findings(&report)
-        .into_iter()
-        .filter(|f| f.4 == "secret")
-        .map(|f| f.1)
-        .collect();
+    let lines = secret_lines(dir.path());
     let expected: std::collections::BTreeSet<u64> = (1..=leaks.len() as u64).collect();
     assert_eq!(lines, expected, "lines with a secret finding");
 }
@@ -202,13 +208,7 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "env": format!("SECRET_KEY_BASE={hex32}{hex32}{hex32}{hex32}") }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
-    let home = tempfile::tempdir().expect("home");
-    let report = scan_json(home.path(), dir.path(), &["--no-baseline"]).json();
-    let lines: std::collections::BTreeSet<u64> = findings(&report)
-        .into_iter()
-        .filter(|f| f.4 == "secret")
-        .map(|f| f.1)
-        .collect();
+    let lines = secret_lines(dir.path());
     let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
     assert_eq!(lines, expected, "lines with a secret finding");
 }
