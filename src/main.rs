@@ -1,3 +1,5 @@
+// unsafe here: mallopt tunes the allocator (see `tune_allocator`).
+#![allow(unsafe_code)]
 fn main() {
     tune_allocator();
     std::process::exit(privacy_audit::cli::main());

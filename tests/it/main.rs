@@ -2,6 +2,10 @@
 //! the real daemon. One test binary (as ripgrep has), one module per subject, and the
 //! helpers once, in `util`.
 
+// The tests signal the daemon, ask for root and make FIFOs through libc: plain FFI
+// calls on values the test owns.
+#![allow(unsafe_code, clippy::undocumented_unsafe_blocks)]
+
 mod util;
 
 mod credentials;

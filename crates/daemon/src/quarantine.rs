@@ -3,6 +3,9 @@
 //! never a delete. Each move is logged to `audit.jsonl` the moment it happens, so even
 //! a crash before the batch's report leaves a record of where the file went.
 
+// unsafe here: renameat2 with RENAME_NOREPLACE is called through libc.
+#![allow(unsafe_code)]
+
 use privacy_audit_engine::report::{Quarantined, Report};
 use std::collections::HashMap;
 use std::io::Write;

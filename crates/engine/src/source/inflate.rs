@@ -13,6 +13,9 @@
 //! what came before. Either way nothing goes unscanned. A header CRC (FHCRC), which
 //! libdeflate skips unchecked, is left to flate2, which checks it.
 
+// unsafe here: libdeflate is called through its C interface.
+#![allow(unsafe_code)]
+
 use libdeflate_sys::{
     libdeflate_alloc_decompressor, libdeflate_decompressor, libdeflate_free_decompressor,
     libdeflate_gzip_decompress_ex, libdeflate_result_LIBDEFLATE_SUCCESS,
