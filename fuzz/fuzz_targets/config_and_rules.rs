@@ -3,8 +3,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use privacy_audit::config::Config;
+use privacy_audit::detect::RuleSet;
 use privacy_audit::detect::domains::DomainPolicy;
-use privacy_audit::rules::{RuleSet, parse_rule_file};
+use privacy_audit::rules::parse_rule_file;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -3,7 +3,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use privacy_audit::formats::Unit;
-use privacy_audit::scan::{decode, gzip, read};
+use privacy_audit::scan::{decode, disguise};
+use privacy_audit::source::{gzip, read};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(out) = gzip::gunzip(data, 1 << 20) {
@@ -17,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     for layer in [
         decode::base64_layer(&unit, &mut budget),
         decode::percent_layer(&unit, &mut budget),
-        decode::fold_layer(&unit, &mut budget),
+        disguise::fold_layer(&unit, &mut budget),
     ]
     .into_iter()
     .flatten()

@@ -3,8 +3,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use privacy_audit::config::Config;
-use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::detect::RuleSet;
+use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::scan::Scanner;
 use std::sync::LazyLock;
 

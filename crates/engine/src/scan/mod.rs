@@ -9,7 +9,7 @@
 
 pub mod audit;
 pub mod decode;
-mod disguise;
+pub mod disguise;
 mod excerpt;
 pub mod file;
 mod keys;
