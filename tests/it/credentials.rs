@@ -206,6 +206,9 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "cmd": "sshpass -p 'Kq7vLm2x9ZtR' ssh ci@build.acme.lan" }),
         serde_json::json!({ "values": "auth:\n  rootPassword: Kq7vLm2x9ZtR" }),
         serde_json::json!({ "env": format!("SECRET_KEY_BASE={hex32}{hex32}{hex32}{hex32}") }),
+        serde_json::json!({ "file": "<servers><server><id>acme</id><password>Kq7vLm2x9ZtR!</password></server></servers>" }),
+        serde_json::json!({ "file": "<add key=\"ClearTextPassword\" value=\"Kq7vLm2x9ZtR\" />" }),
+        serde_json::json!({ "file": "bind 127.0.0.1\nrequirepass Kq7vLm2x9ZtR\n" }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let lines = secret_lines(dir.path());
