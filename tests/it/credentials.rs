@@ -209,6 +209,7 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "file": "<servers><server><id>acme</id><password>Kq7vLm2x9ZtR!</password></server></servers>" }),
         serde_json::json!({ "file": "<add key=\"ClearTextPassword\" value=\"Kq7vLm2x9ZtR\" />" }),
         serde_json::json!({ "file": "bind 127.0.0.1\nrequirepass Kq7vLm2x9ZtR\n" }),
+        serde_json::json!({ "cmd": format!("git clone https://{hex32}@github.com/acme/private.git") }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let lines = secret_lines(dir.path());
