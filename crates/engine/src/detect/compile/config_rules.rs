@@ -7,7 +7,6 @@ use crate::detect::domains::DomainPolicy;
 use crate::detect::validators::Validator;
 use crate::error::Result;
 use crate::finding::{Category, Severity};
-use crate::rules::Examples;
 
 /// Any host under a configured organisation domain.
 pub(super) fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
@@ -21,46 +20,33 @@ pub(super) fn org_domain_rule(domains: &DomainPolicy) -> Result<Option<Rule>> {
     );
     let compiled = pattern::compile("privacy.org_domains", "hostname.org_domain", &pattern, &[])?;
     Ok(Some(Rule {
-        id: "hostname.org_domain".into(),
-        category: Category::Hostname,
-        severity: Severity::High,
-        description: "host name under a configured organisation domain".into(),
         remedy: Some(
             "replace the host with a logical surface name or a reserved example domain".into(),
         ),
-        provider: None,
-        origin: "config privacy.org_domains".into(),
-        matcher: Matcher::Regex(Box::new(compiled)),
         keywords: domains.org().to_vec(),
         trigger: Trigger::Keywords,
-        entropy: None,
-        allow: Vec::new(),
-        fields: None,
         validator: Some(Validator::OrgHost),
-        examples: Examples::default(),
-        examples_field: None,
-        member_names: Vec::new(),
+        ..Rule::plain(
+            "hostname.org_domain".into(),
+            Category::Hostname,
+            Severity::High,
+            "host name under a configured organisation domain".into(),
+            "config privacy.org_domains".into(),
+            Matcher::Regex(Box::new(compiled)),
+        )
     }))
 }
 
 pub(super) fn denylist_rule() -> Rule {
     Rule {
-        id: "denylist.term".into(),
-        category: Category::Denylist,
-        severity: Severity::High,
-        description: "a term from the operator's denylist".into(),
         remedy: Some("remove or pseudonymise the listed name".into()),
-        provider: None,
-        origin: "config privacy.denylist_files".into(),
-        matcher: Matcher::Denylist,
-        keywords: Vec::new(),
-        trigger: Trigger::Always,
-        entropy: None,
-        allow: Vec::new(),
-        fields: None,
-        validator: None,
-        examples: Examples::default(),
-        examples_field: None,
-        member_names: Vec::new(),
+        ..Rule::plain(
+            "denylist.term".into(),
+            Category::Denylist,
+            Severity::High,
+            "a term from the operator's denylist".into(),
+            "config privacy.denylist_files".into(),
+            Matcher::Denylist,
+        )
     }
 }

@@ -72,6 +72,39 @@ pub struct Rule {
     pub member_names: Vec<String>,
 }
 
+impl Rule {
+    /// A rule with no trigger, pattern options, examples or provider: the base the
+    /// built-in checks and the configuration's rules fill in.
+    pub fn plain(
+        id: String,
+        category: Category,
+        severity: Severity,
+        description: String,
+        origin: String,
+        matcher: Matcher,
+    ) -> Rule {
+        Rule {
+            id,
+            category,
+            severity,
+            description,
+            remedy: None,
+            provider: None,
+            origin,
+            matcher,
+            keywords: Vec::new(),
+            trigger: Trigger::Always,
+            entropy: None,
+            allow: Vec::new(),
+            fields: None,
+            validator: None,
+            examples: Examples::default(),
+            examples_field: None,
+            member_names: Vec::new(),
+        }
+    }
+}
+
 /// A rule that owns a keyword of the prefilter.
 #[derive(Debug, Clone, Copy)]
 pub struct KeywordOwner {
@@ -321,23 +354,17 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
             )
         })?;
         return Ok(Rule {
-            id,
-            category: spec.category,
-            severity: spec.severity,
-            description: spec.description,
             remedy: spec.remedy,
             provider: spec.provider,
-            origin,
-            matcher: Matcher::Check(check),
-            keywords: Vec::new(),
-            trigger: Trigger::Always,
-            entropy: None,
-            allow: Vec::new(),
-            fields: None,
-            validator: None,
             examples: spec.examples,
-            examples_field: None,
-            member_names: Vec::new(),
+            ..Rule::plain(
+                id,
+                spec.category,
+                spec.severity,
+                spec.description,
+                origin,
+                Matcher::Check(check),
+            )
         });
     }
     let pattern = match (&spec.regex, spec.keywords.is_empty()) {
