@@ -106,7 +106,7 @@ fn bench(name: &str, bytes: usize, mut f: impl FnMut()) {
 }
 
 fn family(prefixes: &[&str]) -> RuleSet {
-    let specs = rules::collect_specs(&Config::default())
+    let specs = rules::collect_specs(Vec::new(), &[])
         .expect("built-in rules")
         .into_iter()
         .filter(|s| prefixes.iter().any(|p| s.spec.id.starts_with(p)))

@@ -3,15 +3,13 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use privacy_audit::config::Config;
-use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::scan::Scanner;
 use std::sync::LazyLock;
 
 static SCANNER: LazyLock<Scanner> = LazyLock::new(|| {
     let config = Config::default();
-    let rules = RuleSet::load(&config).expect("built-in rules");
-    Scanner::new(config, rules, FingerprintKey::from_bytes([9; 32])).expect("scanner")
+    Scanner::from_config(config, FingerprintKey::from_bytes([9; 32])).expect("scanner")
 });
 
 const NAMES: [&str; 7] = [

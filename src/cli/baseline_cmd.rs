@@ -2,15 +2,13 @@
 
 use super::{BaselineArgs, Cli, Exit};
 use crate::config::Config;
-use crate::detect::RuleSet;
-use crate::report::suppress::Baseline;
+use crate::judge::Baseline;
 use crate::scan::Scanner;
 use anyhow::Context;
 
 pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exit> {
-    let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
-    let scanner = Scanner::new(config, rules, key)?;
+    let scanner = Scanner::from_config(config, key)?;
     let report = scanner.scan_paths(&args.paths, None)?;
     if report.incomplete() {
         super::scan_cmd::exit_for(&report, crate::finding::Severity::Low);

@@ -17,7 +17,7 @@ use std::io::{IsTerminal, Read};
 /// what those changes bring: a commit cannot switch the gate off for itself.
 fn repo_config(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Config> {
     if let Some(path) = &cli.config {
-        return Ok(super::settings::resolved(Config::load(path)?));
+        return Ok(super::settings::config(Some(path))?);
     }
     let source = trust::Source::at(repo, base);
     Ok(super::settings::resolved(trust::repo_config(
@@ -34,9 +34,8 @@ fn scanner(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Sc
     let mut config = repo_config(cli, repo, base)?;
     // The git doors let pass what `[hook] allow_unjudged` names.
     config.scan.allow_unjudged = config.hook.allow_unjudged.clone();
-    let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
-    Ok(Scanner::new(config, rules, key)?)
+    Ok(Scanner::from_config(config, key)?)
 }
 
 pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
@@ -66,6 +65,8 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
     let door = GitScan {
         scanner: &scanner,
         repo: &repo,
+        // Commits are judged, not the index.
+        index_file: None,
     };
     let mut report = door.commits(&commits, &tags)?;
     if matches!(range, Range::All) {
@@ -85,11 +86,12 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
 pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
     match command {
         HookCommand::Install { repo, hook: kind } => {
+            let kind = crate::git::hook::HookKind::from(*kind);
             let repo = gitdoor::open(Some(repo.as_deref().unwrap_or(std::path::Path::new("."))))?;
             let exe = std::env::current_exe()
                 .and_then(std::fs::canonicalize)
                 .context("cannot tell where this binary is")?;
-            match hook::install(&repo, *kind, &exe)? {
+            match hook::install(&repo, kind, &exe)? {
                 Installed::Fresh(p) => eprintln!("privacy-audit: installed {}", p.display()),
                 Installed::Chained { hook, legacy } => eprintln!(
                     "privacy-audit: installed {}; the hook that was there is kept as {} and runs first",
@@ -103,8 +105,9 @@ pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
             Ok(Exit::Clean)
         }
         HookCommand::Uninstall { repo, hook: kind } => {
+            let kind = crate::git::hook::HookKind::from(*kind);
             let repo = gitdoor::open(Some(repo.as_deref().unwrap_or(std::path::Path::new("."))))?;
-            match hook::uninstall(&repo, *kind)? {
+            match hook::uninstall(&repo, kind)? {
                 Uninstalled::Removed(p) => eprintln!("privacy-audit: removed {}", p.display()),
                 Uninstalled::Restored(p) => eprintln!(
                     "privacy-audit: removed ours; the previous hook is back at {}",
@@ -142,6 +145,7 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
     let door = GitScan {
         scanner: &scanner,
         repo: &repo,
+        index_file: super::settings::git_index_file(),
     };
     let what = if args.pre_push || args.pre_receive {
         let ranges = if args.pre_push {

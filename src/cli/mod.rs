@@ -166,18 +166,34 @@ pub enum HookCommand {
         #[arg(long, value_name = "DIR")]
         repo: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "pre-commit")]
-        hook: crate::git::hook::HookKind,
+        hook: HookKindArg,
     },
     /// Remove our hook and restore the one it replaced.
     Uninstall {
         #[arg(long, value_name = "DIR")]
         repo: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "pre-commit")]
-        hook: crate::git::hook::HookKind,
+        hook: HookKindArg,
     },
     /// What the hook runs: judge the staged content (default), or the pushed ranges
     /// read from stdin (`--pre-push`, `--pre-receive`). Findings go to stderr.
     Run(HookRunArgs),
+}
+
+/// `--hook`: which of git's hooks to install or remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookKindArg {
+    PreCommit,
+    PrePush,
+}
+
+impl From<HookKindArg> for crate::git::hook::HookKind {
+    fn from(k: HookKindArg) -> Self {
+        match k {
+            HookKindArg::PreCommit => crate::git::hook::HookKind::PreCommit,
+            HookKindArg::PrePush => crate::git::hook::HookKind::PrePush,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -269,7 +285,10 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
     match &cli.command {
         Command::ScanGit(args) => return git_cmd::scan_git(cli, args),
         Command::Daemon => {
-            crate::daemon::Daemon::new(cli.config.clone(), cli.key_file.clone())?.run()?;
+            let explicit = cli.config.clone();
+            let load: crate::daemon::LoadConfig =
+                Box::new(move || settings::config(explicit.as_deref()));
+            crate::daemon::Daemon::new(load, cli.key_file.clone())?.run()?;
             return Ok(Exit::Clean);
         }
         Command::Report {
@@ -277,7 +296,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         } => {
             // The daemon's key: `--key-file`, else the one in its state folder; and how
             // many reports that state says it wrote.
-            let state_dir = Config::discover(cli.config.as_deref())
+            let state_dir = settings::config(cli.config.as_deref())
                 .ok()
                 .map(|c| c.resolve(&c.daemon.state))
                 .filter(|d| d.is_dir());
@@ -328,7 +347,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::Hook { command } => return git_cmd::hook(cli, command),
         _ => {}
     }
-    let config = settings::resolved(Config::discover(cli.config.as_deref())?);
+    let config = settings::config(cli.config.as_deref())?;
     match &cli.command {
         Command::Scan(args) => scan_cmd::run(cli, config, args, Mode::Full),
         Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
@@ -351,7 +370,7 @@ pub(crate) fn accept(
         None
     } else if let (None, Some((origin, text))) = (&args.baseline, &config.baseline_snapshot) {
         match text {
-            Some(t) => Some(crate::report::suppress::Baseline::parse(t, origin)?),
+            Some(t) => Some(crate::judge::Baseline::parse(t, origin)?),
             None => None,
         }
     } else {
@@ -359,13 +378,13 @@ pub(crate) fn accept(
             .baseline
             .clone()
             .unwrap_or_else(|| config.resolve(&config.scan.baseline));
-        let loaded = crate::report::suppress::Baseline::load(&path)?;
+        let loaded = crate::judge::Baseline::load(&path)?;
         if loaded.is_none() && args.baseline.is_some() {
             anyhow::bail!("{}: baseline file not found", path.display());
         }
         loaded
     };
-    crate::report::suppress::Acceptance::new(baseline.as_ref(), &config.allow, key)?.apply(report);
+    crate::judge::Acceptance::new(baseline.as_ref(), &config.allow, key)?.apply(report);
     report.keep_confident(args.min_confidence.unwrap_or(config.scan.min_confidence));
     Ok(())
 }

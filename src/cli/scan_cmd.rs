@@ -13,9 +13,8 @@ use std::time::Duration;
 
 pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Result<Exit> {
     let fail_on = args.out.fail_on.unwrap_or(config.scan.fail_on);
-    let rules = RuleSet::load(&config)?;
     let key = super::load_key(cli)?;
-    let mut scanner = Scanner::new(config, rules, key)?.with_mode(mode, args.strict);
+    let mut scanner = Scanner::from_config(config, key)?.with_mode(mode, args.strict);
     if !args.no_cache {
         match super::settings::cache_file() {
             Some(file) => scanner = scanner.with_cache(HashCache::open(file)),
@@ -104,20 +103,17 @@ pub(crate) fn write_report(
 /// Unreadable input makes the scan incomplete, which is trouble (2) even when findings
 /// exist: a partial scan is not a clean scan, and the fix is different.
 pub fn exit_for(report: &Report, fail_on: crate::finding::Severity) -> Exit {
-    if report.incomplete() {
-        for f in report.files.iter().filter(|f| f.error) {
-            eprintln!(
-                "privacy-audit: could not scan {}: {}",
-                f.path,
-                f.reason.as_deref().unwrap_or("unknown")
-            );
-        }
-        return Exit::Trouble;
+    for f in report.files.iter().filter(|f| f.error) {
+        eprintln!(
+            "privacy-audit: could not scan {}: {}",
+            f.path,
+            f.reason.as_deref().unwrap_or("unknown")
+        );
     }
-    if report.findings.iter().any(|f| f.severity >= fail_on) {
-        Exit::Findings
-    } else {
-        Exit::Clean
+    match crate::judge::verdict(report, fail_on) {
+        crate::judge::Verdict::Incomplete => Exit::Trouble,
+        crate::judge::Verdict::Findings => Exit::Findings,
+        crate::judge::Verdict::Clean => Exit::Clean,
     }
 }
 

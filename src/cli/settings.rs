@@ -1,9 +1,10 @@
 //! Settings that come from the environment, resolved here once: the libraries read no
 //! environment variable, they are handed these values.
 
-use privacy_audit_engine::config::Config;
+use privacy_audit_engine::config::{Config, LOCAL_CONFIG_NAME};
+use privacy_audit_engine::error::Result;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn var(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
@@ -48,8 +49,54 @@ pub fn git_user_configs() -> Vec<PathBuf> {
     out
 }
 
+/// `GIT_INDEX_FILE`, which git sets for a hook (`git commit -a` and `git commit <path>`
+/// stage into a temporary index); the git door resolves a relative value as git does.
+pub fn git_index_file() -> Option<PathBuf> {
+    var("GIT_INDEX_FILE").map(PathBuf::from)
+}
+
 /// A loaded config with the environment's settings filled in.
 pub fn resolved(mut config: Config) -> Config {
     config.git_user_configs = git_user_configs();
     config
+}
+
+/// The config a run uses, as ripgrep and pre-commit users expect to find it:
+/// `--config FILE`; else the nearest `privacy-audit.toml` from the current folder up to
+/// the repository root (the folder holding `.git`); else the user's
+/// `$XDG_CONFIG_HOME/privacy-audit/config.toml`; else the built-in defaults.
+pub fn config(explicit: Option<&Path>) -> Result<Config> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let found = match explicit {
+        Some(path) => Some(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
+        None => nearest(&cwd).or_else(user_config),
+    };
+    let config = match found {
+        Some(path) => Config::load(&path)?,
+        None => Config::defaults_at(&cwd),
+    };
+    Ok(resolved(config))
+}
+
+/// The nearest `privacy-audit.toml` from `start` up to the repository root; outside a
+/// repository only `start` itself is looked in, so a stray file higher up (a home
+/// folder, `/`) never configures a scan by surprise.
+fn nearest(start: &Path) -> Option<PathBuf> {
+    let in_repo = start.ancestors().any(|d| d.join(".git").exists());
+    for dir in start.ancestors() {
+        let candidate = dir.join(LOCAL_CONFIG_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if !in_repo || dir.join(".git").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+/// `$XDG_CONFIG_HOME/privacy-audit/config.toml` (else `~/.config/…`), when present.
+fn user_config() -> Option<PathBuf> {
+    let file = xdg("XDG_CONFIG_HOME", ".config")?.join("privacy-audit/config.toml");
+    file.is_file().then_some(file)
 }

@@ -207,10 +207,7 @@ fn unreadable_file_makes_the_scan_incomplete() {
     if std::fs::read(&path).is_ok() {
         // Running as root: permissions do not bind, so make the file vanish between
         // listing and opening instead, through the library's own entry point.
-        let config = privacy_audit::config::Config::default();
-        let rules = privacy_audit::detect::RuleSet::load(&config).expect("rules");
-        let key = privacy_audit::finding::fingerprint::FingerprintKey::from_bytes([7; 32]);
-        let scanner = privacy_audit::scan::Scanner::new(config, rules, key).expect("scanner");
+        let scanner = crate::util::scanner(7);
         let outcome = scanner.scan_path(&dir.path().join("vanished.txt"), "vanished.txt".into());
         assert!(outcome.record.error);
         assert!(

@@ -3,9 +3,6 @@
 //! be a clear one — scanned from one consistent snapshot, or skipped with a reason —
 //! never a panic, a hang, or a report that mixes two versions of the file.
 
-use privacy_audit::config::Config;
-use privacy_audit::detect::RuleSet;
-use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::FileStatus;
 use privacy_audit::scan::Scanner;
 use sha2::{Digest, Sha256};
@@ -13,13 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 fn scanner() -> Scanner {
-    let rules = RuleSet::load(&Config::default()).expect("built-in rules");
-    Scanner::new(
-        Config::default(),
-        rules,
-        FingerprintKey::from_bytes([7; 32]),
-    )
-    .expect("scanner")
+    crate::util::scanner(7)
 }
 
 /// What the walk listed is gone when the scanner opens it: the path the walk produced is

@@ -3,19 +3,12 @@
 //! not through the excerpt of a neighbouring finding, a pointer, a message, or the
 //! file's name. And every blob the gate is given is judged or fails the run.
 
-use privacy_audit::config::Config;
-use privacy_audit::detect::RuleSet;
-use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::{FileStatus, Format, Report, render};
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
 use std::sync::LazyLock;
 
-static SCANNER: LazyLock<Scanner> = LazyLock::new(|| {
-    let config = Config::default();
-    let rules = RuleSet::load(&config).expect("built-in rules");
-    Scanner::new(config, rules, FingerprintKey::from_bytes([9u8; 32])).expect("scanner")
-});
+static SCANNER: LazyLock<Scanner> = LazyLock::new(|| crate::util::scanner(9));
 
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![crate::util::values::email(), crate::util::values::aws_key(),]

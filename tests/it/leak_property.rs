@@ -5,7 +5,6 @@
 
 use crate::util::gzip;
 use privacy_audit::config::Config;
-use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::report::{Format, Report, render};
 use privacy_audit::scan::Scanner;
@@ -15,9 +14,7 @@ use std::sync::LazyLock;
 static SCANNER: LazyLock<Scanner> = LazyLock::new(|| scanner([7u8; 32]));
 
 fn scanner(key: [u8; 32]) -> Scanner {
-    let config = Config::default();
-    let rules = RuleSet::load(&config).expect("built-in rules");
-    Scanner::new(config, rules, FingerprintKey::from_bytes(key)).expect("scanner")
+    Scanner::from_config(Config::default(), FingerprintKey::from_bytes(key)).expect("scanner")
 }
 
 fn value() -> impl Strategy<Value = String> {

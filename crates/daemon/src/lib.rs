@@ -15,10 +15,9 @@ pub mod verify;
 pub mod watch;
 
 use privacy_audit_engine::config::Config;
-use privacy_audit_engine::detect::RuleSet;
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
-use privacy_audit_engine::report::suppress::{Acceptance, Baseline};
+use privacy_audit_engine::judge::{Acceptance, Baseline};
 use privacy_audit_engine::scan::Scanner;
 use privacy_audit_engine::source::walk::Excludes;
 use sd_notify::NotifyState;
@@ -29,6 +28,9 @@ use watch::{Hint, Queue};
 
 /// Files judged per report, so a burst yields a steady series of reports.
 const BATCH: usize = 1000;
+
+/// How the daemon gets its settings, at start and on every SIGHUP.
+pub type LoadConfig = Box<dyn Fn() -> Result<Config> + Send + Sync>;
 
 /// What a running daemon is configured with; rebuilt whole on SIGHUP.
 struct Setup {
@@ -41,13 +43,12 @@ struct Setup {
 }
 
 impl Setup {
-    fn load(config_path: Option<&Path>, key_file: Option<&Path>) -> Result<Setup> {
-        let config = Config::discover(config_path)?;
+    fn load(settings: &LoadConfig, key_file: Option<&Path>) -> Result<Setup> {
+        let config = settings()?;
         let d = &config.daemon;
         let state_dir = config.resolve(&d.state);
         let key_path = key_file.map_or_else(|| state_dir.join("key"), Path::to_path_buf);
         let key = FingerprintKey::load_or_create(&key_path)?;
-        let rules = RuleSet::load(&config)?;
         let baseline = Baseline::load(&config.resolve(&config.scan.baseline))?;
         let acceptance = Acceptance::new(baseline.as_ref(), &config.allow, &key)?;
         let excludes = Excludes::new(&config.scan.exclude)?;
@@ -60,7 +61,7 @@ impl Setup {
             state_dir.join("hashes-v2.jsonl"),
         );
         let scanner =
-            std::sync::Arc::new(Scanner::new(config.clone(), rules, key)?.with_cache(cache));
+            std::sync::Arc::new(Scanner::from_config(config.clone(), key)?.with_cache(cache));
         Ok(Setup {
             config,
             scanner,
@@ -76,7 +77,7 @@ impl Setup {
 }
 
 pub struct Daemon {
-    config_path: Option<PathBuf>,
+    load_config: LoadConfig,
     key_file: Option<PathBuf>,
     setup: Setup,
     state: State,
@@ -95,8 +96,10 @@ fn notify(states: &[NotifyState<'_>]) {
 }
 
 impl Daemon {
-    pub fn new(config_path: Option<PathBuf>, key_file: Option<PathBuf>) -> Result<Daemon> {
-        let setup = Setup::load(config_path.as_deref(), key_file.as_deref())?;
+    /// `load_config` resolves the settings (the caller's discovery, environment and
+    /// flags); it runs again on every SIGHUP.
+    pub fn new(load_config: LoadConfig, key_file: Option<PathBuf>) -> Result<Daemon> {
+        let setup = Setup::load(&load_config, key_file.as_deref())?;
         let reports = setup.dir(&setup.config.daemon.reports);
         let state_dir = setup.dir(&setup.config.daemon.state);
         let mut state = State::load(&state_dir)?;
@@ -115,7 +118,7 @@ impl Daemon {
             note
         });
         Ok(Daemon {
-            config_path,
+            load_config,
             key_file,
             setup,
             state,
@@ -146,7 +149,7 @@ impl Daemon {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| Error::Usage(format!("cannot start the event loop: {e}")))?;
+            .map_err(|e| Error::Runtime(format!("cannot start the event loop: {e}")))?;
         let result = runtime.block_on(self.main_loop());
         // A batch still scanning at a stop signal is left: its files are not in the
         // state, so the next start judges them. Stopping does not wait for it.
@@ -156,7 +159,7 @@ impl Daemon {
 
     async fn main_loop(&mut self) -> Result<()> {
         use tokio::signal::unix::{SignalKind, signal};
-        let sig = |k| signal(k).map_err(|e| Error::Usage(format!("cannot handle signals: {e}")));
+        let sig = |k| signal(k).map_err(|e| Error::Runtime(format!("cannot handle signals: {e}")));
         let (mut hup, mut term, mut int) = (
             sig(SignalKind::hangup())?,
             sig(SignalKind::terminate())?,
@@ -422,7 +425,7 @@ impl Daemon {
             Ok(usec) => notify(&[NotifyState::Reloading, usec]),
             Err(_) => notify(&[NotifyState::Reloading]),
         }
-        let ok = match Setup::load(self.config_path.as_deref(), self.key_file.as_deref()) {
+        let ok = match Setup::load(&self.load_config, self.key_file.as_deref()) {
             Ok(setup) => {
                 self.setup = setup;
                 tracing::info!("configuration and rules reloaded");

@@ -88,7 +88,7 @@ impl State {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(FILE);
         let bytes = serde_json::to_vec(self)
-            .map_err(|e| Error::Usage(format!("state cannot be serialised: {e}")))?;
+            .map_err(|e| Error::Runtime(format!("state cannot be serialised: {e}")))?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
         tmp.write_all(&bytes)
             .and_then(|()| tmp.as_file().sync_all())

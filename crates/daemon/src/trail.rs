@@ -94,7 +94,7 @@ pub fn append(
     report.sequence = Some(head.next);
     report.prev_report_sha256 = head.last_sha256.clone();
     let mut bytes = serde_json::to_vec_pretty(report)
-        .map_err(|e| Error::Usage(format!("report cannot be serialised: {e}")))?;
+        .map_err(|e| Error::Runtime(format!("report cannot be serialised: {e}")))?;
     bytes.push(b'\n');
     let path = dir.join(report_name(head.next));
     let hmac = mac(key, &bytes);

@@ -7,7 +7,8 @@ use crate::finding::Severity;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// The name looked up in the current folder when no `--config` is given.
+/// The config file's name in a dataset or repository (found by the caller: the
+/// nearest one up to the repository root).
 pub const LOCAL_CONFIG_NAME: &str = "privacy-audit.toml";
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
@@ -26,9 +27,9 @@ pub struct Config {
     /// Folder relative paths in the config are resolved from; not a key.
     #[serde(skip)]
     pub base_dir: PathBuf,
-    /// True when the values came from a file rather than the built-in defaults.
+    /// Where the values came from, for errors (`None`: the built-in defaults).
     #[serde(skip)]
-    pub from_file: bool,
+    pub origin: Option<PathBuf>,
     /// The user's git configuration files, in the order git reads them (resolved by
     /// the caller from the environment; the engine reads none): where
     /// `[privacy] machine_context` finds the committer's own e-mail.
@@ -53,9 +54,20 @@ pub struct ScanConfig {
     pub baseline: PathBuf,
     /// Lowest confidence reported; lower findings are counted, not listed.
     pub min_confidence: crate::finding::Confidence,
-    /// Kinds of file `scan` and the daemon could not fully judge that may still pass
-    /// (`binary`, `too_large`, `bomb`); any other fails the run (exit 2).
-    pub allow_unjudged: Vec<String>,
+    /// Kinds of file `scan` and the daemon could not fully judge that may still pass;
+    /// any other fails the run (exit 2).
+    pub allow_unjudged: Vec<Unjudged>,
+}
+
+/// A kind of file not fully judged that `allow_unjudged` may let pass. Corrupt and
+/// unreadable files always fail; symbolic links and special files are not content
+/// and never do, so neither is listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unjudged {
+    Binary,
+    TooLarge,
+    Bomb,
 }
 
 impl Default for ScanConfig {
@@ -150,7 +162,7 @@ pub struct AllowEntry {
 #[serde(deny_unknown_fields)]
 pub struct FormatOverride {
     pub glob: String,
-    pub format: crate::schema::SeedFormat,
+    pub format: crate::formats::SeedFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -197,7 +209,7 @@ impl Default for DaemonConfig {
 pub struct HookConfig {
     pub fail_on: Severity,
     /// The same as `scan.allow_unjudged`, for the git doors (`hook run`, `scan-git`).
-    pub allow_unjudged: Vec<String>,
+    pub allow_unjudged: Vec<Unjudged>,
 }
 
 impl Default for HookConfig {
@@ -210,41 +222,46 @@ impl Default for HookConfig {
 }
 
 impl Config {
-    /// `--config FILE`, else `./privacy-audit.toml`, else the built-in defaults.
-    pub fn discover(explicit: Option<&Path>) -> Result<Config> {
-        if let Some(path) = explicit {
-            return Config::load(path);
-        }
-        let local = Path::new(LOCAL_CONFIG_NAME);
-        if local.is_file() {
-            return Config::load(local);
-        }
-        Ok(Config {
-            base_dir: std::env::current_dir().unwrap_or_default(),
+    /// The built-in defaults, with relative paths resolved from `dir`.
+    pub fn defaults_at(dir: &Path) -> Config {
+        Config {
+            base_dir: dir.to_path_buf(),
             ..Config::default()
-        })
+        }
     }
 
+    /// Reads and checks a config file; relative paths in it resolve from its folder.
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let mut config = Config::parse(&text).map_err(|message| Error::Config {
             path: path.to_path_buf(),
             message,
         })?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        config.base_dir = if dir.as_os_str().is_empty() {
-            std::env::current_dir().unwrap_or_default()
-        } else {
-            dir.to_path_buf()
+        config.base_dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
         };
-        config.from_file = true;
+        config.origin = Some(path.to_path_buf());
         Ok(config)
+    }
+
+    /// An error about a value of this config, naming where it came from; for checks
+    /// made where the value is used rather than when it is parsed.
+    pub fn invalid(&self, message: impl Into<String>) -> Error {
+        Error::Config {
+            path: self
+                .origin
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("(built-in defaults)")),
+            message: message.into(),
+        }
     }
 
     /// Parses TOML text; the error message names the line, column and problem but
     /// never quotes the line (it may hold a secret).
     pub fn parse(text: &str) -> std::result::Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+        let config: Config =
+            toml::from_str(text).map_err(|e| crate::finding::guard::toml_error(text, &e))?;
         config.validate()?;
         Ok(config)
     }
@@ -252,19 +269,6 @@ impl Config {
     fn validate(&self) -> std::result::Result<(), String> {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
-        }
-        let kinds = crate::source::read::SkipReason::ALLOWABLE;
-        for (key, list) in [
-            ("scan.allow_unjudged", &self.scan.allow_unjudged),
-            ("hook.allow_unjudged", &self.hook.allow_unjudged),
-        ] {
-            if let Some(k) = list.iter().find(|k| !kinds.contains(&k.as_str())) {
-                return Err(format!(
-                    "{key}: `{}` is not a kind that may pass (those are: {})",
-                    crate::finding::guard::guard(k),
-                    kinds.join(", ")
-                ));
-            }
         }
         for (i, a) in self.allow.iter().enumerate() {
             let n = i + 1;
@@ -287,13 +291,6 @@ impl Config {
                     ));
                 }
             }
-        }
-        for b in &self.provenance.bind {
-            crate::provenance::bind::BindRule::new(
-                &b.pointer,
-                b.record_type.clone(),
-                b.file.clone(),
-            )?;
         }
         for f in &self.formats {
             globset::Glob::new(&f.glob)
@@ -358,60 +355,6 @@ mod tests {
         let parsed = Config::parse(text).expect("config.toml parses");
         assert_eq!(parsed, Config::default());
     }
-}
-
-/// A TOML parse error as `line L, column C: problem`, with anything the problem quotes
-/// from the file masked: the line itself is never shown, since a staged rules or
-/// config file may hold the very token the gate is there to stop.
-pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let message = mask_quoted(e.message());
-    match e.span() {
-        Some(span) => {
-            let before = &text.as_bytes()[..span.start.min(text.len())];
-            let line = memchr::memchr_iter(b'\n', before).count() + 1;
-            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&before[line_start..])
-                .chars()
-                .count()
-                + 1;
-            format!("line {line}, column {column}: {message}")
-        }
-        None => message,
-    }
-}
-
-/// Masks what a message quotes in `"..."` whole and guards what it quotes in backticks
-/// (key names stay readable; a value there is masked like any token).
-fn mask_quoted(message: &str) -> String {
-    use crate::finding::guard::guard;
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(i) = rest.find(['"', '`']) {
-        let quote = rest[i..].chars().next().unwrap_or('"');
-        out.push_str(&guard(&rest[..i]));
-        let after = &rest[i + 1..];
-        let Some(j) = after.find(quote) else {
-            out.push_str(&crate::finding::redact::mask(
-                after,
-                crate::finding::Category::Secret,
-            ));
-            return out;
-        };
-        let inner = &after[..j];
-        out.push(quote);
-        if quote == '"' {
-            out.push_str(&crate::finding::redact::mask(
-                inner,
-                crate::finding::Category::Secret,
-            ));
-        } else {
-            out.push_str(&guard(inner));
-        }
-        out.push(quote);
-        rest = &after[j + 1..];
-    }
-    out.push_str(&guard(rest));
-    out
 }
 
 #[cfg(test)]

@@ -24,8 +24,17 @@ pub enum Error {
     #[error("fingerprint key {path}: {message}")]
     Key { path: PathBuf, message: String },
 
+    /// An input that is not what it must be (a baseline file, a glob); `what` names it.
+    #[error("{what}: {message}")]
+    Invalid { what: String, message: String },
+
+    /// A request that cannot be carried out as asked (a bad range, a hook that is not ours).
     #[error("{0}")]
     Usage(String),
+
+    /// The system refused what the run needs (an event loop, a signal handler).
+    #[error("{0}")]
+    Runtime(String),
 
     #[error("git: {0}")]
     Git(String),
@@ -36,6 +45,13 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    pub fn invalid(what: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Invalid {
+            what: what.into(),
+            message: message.into(),
         }
     }
 

@@ -3,7 +3,8 @@
 //!
 //! Data flows one way: [`source::walk`] → [`source::read`] / [`formats`] (bytes, decoding,
 //! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
-//! [`report`] (json, human, sarif). Rules are data ([`rules`]).
+//! [`judge`] (baseline, allow, verdict) → [`report`] (json, human, sarif). Rules are
+//! data ([`rules`]).
 
 pub mod bytemask;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod finding;
 pub mod formats;
 pub mod hex;
+pub mod judge;
 pub mod provenance;
 pub mod report;
 pub mod rules;

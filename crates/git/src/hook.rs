@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 const MARKER: &str = "# privacy-audit hook: managed by `privacy-audit hook install`";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookKind {
     PreCommit,
     PrePush,

@@ -101,7 +101,7 @@ impl ParsedIndex {
 /// The index git points the hook at, read by our own reader when its form allows.
 /// `Err` when git named an index that is not there: judging "nothing staged" then
 /// would let the commit through unseen.
-pub fn parsed(repo: &Repository) -> Result<Option<ParsedIndex>> {
+pub fn parsed(repo: &Repository, named: Option<&std::path::Path>) -> Result<Option<ParsedIndex>> {
     let sha256_objects = repo
         .config()
         .and_then(|c| c.get_string("extensions.objectformat"))
@@ -109,7 +109,7 @@ pub fn parsed(repo: &Repository) -> Result<Option<ParsedIndex>> {
     if sha256_objects || repo.is_bare() {
         return Ok(None);
     }
-    let named = super::index_file_from_env(repo);
+    let named = super::named_index_file(repo, named);
     let file = named.clone().unwrap_or_else(|| repo.path().join("index"));
     match std::fs::read(&file) {
         Ok(data) => Ok(parse(&data)),
@@ -121,11 +121,18 @@ pub fn parsed(repo: &Repository) -> Result<Option<ParsedIndex>> {
     }
 }
 
-/// The index as `git ls-files --stage -z` lists it (the hook runs under git, with
-/// `GIT_INDEX_FILE` and `GIT_DIR` as git set them).
-pub fn ls_files(repo: &Repository) -> std::result::Result<ParsedIndex, String> {
+/// The index as `git ls-files --stage -z` lists it, from the index git named for the
+/// hook when it named one.
+pub fn ls_files(
+    repo: &Repository,
+    named: Option<&std::path::Path>,
+) -> std::result::Result<ParsedIndex, String> {
     let dir = repo.workdir().unwrap_or_else(|| repo.path());
-    let out = std::process::Command::new("git")
+    let mut git = std::process::Command::new("git");
+    if let Some(file) = super::named_index_file(repo, named) {
+        git.env("GIT_INDEX_FILE", file);
+    }
+    let out = git
         .current_dir(dir)
         .args(["ls-files", "--stage", "-z"])
         .output()

@@ -35,10 +35,14 @@ pub fn open(dir: Option<&Path>) -> Result<Repository> {
     })
 }
 
-/// `GIT_INDEX_FILE` as git means it: a relative value is relative to the worktree (git
-/// runs hooks there, but a wrapper may have changed folder).
-pub(crate) fn index_file_from_env(repo: &Repository) -> Option<std::path::PathBuf> {
-    let value = std::path::PathBuf::from(std::env::var_os("GIT_INDEX_FILE")?);
+/// The index file git named (`GIT_INDEX_FILE`, handed in by the caller) as git means
+/// it: a relative value is relative to the worktree (git runs hooks there, but a
+/// wrapper may have changed folder).
+pub(crate) fn named_index_file(
+    repo: &Repository,
+    value: Option<&std::path::Path>,
+) -> Option<std::path::PathBuf> {
+    let value = value?.to_path_buf();
     if value.is_absolute() {
         return Some(value);
     }
@@ -152,6 +156,8 @@ fn is_lfs_pointer(content: &[u8]) -> bool {
 pub struct GitScan<'a> {
     pub scanner: &'a Scanner,
     pub repo: &'a Repository,
+    /// `GIT_INDEX_FILE` as git set it for the hook, if it did.
+    pub index_file: Option<std::path::PathBuf>,
 }
 
 impl GitScan<'_> {
@@ -159,7 +165,7 @@ impl GitScan<'_> {
     /// the folders above each staged file: a data file changed without its manifest is
     /// caught at commit time, at the cost of a few index lookups.
     pub fn staged(&self) -> Result<Report> {
-        if let Some(parsed) = index::parsed(self.repo)? {
+        if let Some(parsed) = index::parsed(self.repo, self.index_file.as_deref())? {
             let parsed = std::rc::Rc::new(parsed);
             let blobs = changes::staged_fast(self.repo, &parsed)?;
             let blobs = self.with_manifests(blobs, |p| parsed.get(p));
@@ -169,7 +175,7 @@ impl GitScan<'_> {
             Ok(index) => index,
             // libgit2 refuses some index forms (split index: `link`); git reads them.
             Err(e) => {
-                let parsed = std::rc::Rc::new(index::ls_files(self.repo).map_err(|why| {
+                let parsed = std::rc::Rc::new(index::ls_files(self.repo, self.index_file.as_deref()).map_err(|why| {
                     privacy_audit_engine::error::Error::Git(format!(
                         "cannot read the index: libgit2 says {}; and git's own reading failed: {why}",
                         e.message()

@@ -10,7 +10,7 @@
 
 use super::changes::repo_path;
 use git2::{ObjectType, Oid, Repository, Tree};
-use privacy_audit_engine::config::{Config, LOCAL_CONFIG_NAME, RulesConfig};
+use privacy_audit_engine::config::{Config, LOCAL_CONFIG_NAME};
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::guard::{guard, path_text};
 
@@ -89,18 +89,13 @@ pub fn repo_config(repo: &Repository, source: &Source<'_>) -> Result<Config> {
         message,
     })?;
     config.base_dir = root;
-    config.from_file = true;
+    config.origin = Some(origin.into());
     let mut files = Vec::new();
     for dir in &config.rules.dirs {
         if dir.is_absolute() {
-            let only = Config {
-                rules: RulesConfig {
-                    dirs: vec![dir.clone()],
-                    disable: Vec::new(),
-                },
-                ..Config::default()
-            };
-            files.extend(privacy_audit_engine::rules::operator_rule_files(&only)?);
+            files.extend(privacy_audit_engine::rules::read_rule_dirs(
+                std::slice::from_ref(dir),
+            )?);
             continue;
         }
         use std::os::unix::ffi::OsStrExt;

@@ -99,3 +99,13 @@ pub fn b64(bytes: impl AsRef<[u8]>) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
+
+/// The library's scanner with the built-in defaults and a fixed key, for tests that
+/// drive the engine directly.
+pub fn scanner(key_byte: u8) -> privacy_audit::scan::Scanner {
+    privacy_audit::scan::Scanner::from_config(
+        privacy_audit::config::Config::default(),
+        privacy_audit::finding::fingerprint::FingerprintKey::from_bytes([key_byte; 32]),
+    )
+    .expect("the built-in rules compile")
+}

@@ -150,6 +150,53 @@ pub fn path_text(bytes: &[u8]) -> String {
     out
 }
 
+/// A TOML parse error as `line L, column C: problem`, with anything the problem quotes
+/// from the file masked: the line itself is never shown, since a staged rules or
+/// config file may hold the very token the gate is there to stop.
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = mask_quoted(e.message());
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = memchr::memchr_iter(b'\n', before).count() + 1;
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
+/// Masks what a message quotes in `"..."` whole and guards what it quotes in backticks
+/// (key names stay readable; a value there is masked like any token).
+fn mask_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['"', '`']) {
+        let quote = rest[i..].chars().next().unwrap_or('"');
+        out.push_str(&guard(&rest[..i]));
+        let after = &rest[i + 1..];
+        let Some(j) = after.find(quote) else {
+            out.push_str(&super::redact::mask(after, super::Category::Secret));
+            return out;
+        };
+        let inner = &after[..j];
+        out.push(quote);
+        if quote == '"' {
+            out.push_str(&super::redact::mask(inner, super::Category::Secret));
+        } else {
+            out.push_str(&guard(inner));
+        }
+        out.push(quote);
+        rest = &after[j + 1..];
+    }
+    out.push_str(&guard(rest));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,10 +8,12 @@ mod deep;
 pub mod json;
 pub mod lines;
 pub mod pointer;
+mod seed;
 pub mod tree;
 
 pub use lines::LineIndex;
 pub use pointer::{NodeId, PathArena};
+pub use seed::SeedFormat;
 
 /// Separates segments inside [`Unit::text`]. A newline keeps whitespace-bounded
 /// patterns from running from one JSON string into the next.

@@ -12,9 +12,9 @@ pub mod cache;
 pub mod hygiene;
 pub mod manifest;
 
-use crate::detect::RuleSet;
 use crate::finding::fingerprint::FingerprintKey;
 use crate::finding::{Finding, Location};
+use crate::rules::Catalog;
 use cache::HashCache;
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -48,7 +48,7 @@ pub struct SeenFile {
 }
 
 pub struct Verifier<'a> {
-    pub rules: &'a RuleSet,
+    pub rules: &'a dyn Catalog,
     pub key: &'a FingerprintKey,
     pub cache: &'a HashCache,
     pub strict: bool,
@@ -182,7 +182,7 @@ impl Verifier<'_> {
                 continue;
             };
             out.push(Finding {
-                rule_id: rule.id.clone(),
+                rule_id: rule.id.to_string(),
                 category: rule.category,
                 severity: rule.severity,
                 confidence: crate::finding::Confidence::High,
@@ -193,8 +193,8 @@ impl Verifier<'_> {
                     json_pointer: None,
                 },
                 excerpt: format!("not listed: {}", f.rel),
-                fingerprint: self.key.fingerprint(&rule.id, f.rel.as_bytes()),
-                message: rule.description.clone(),
+                fingerprint: self.key.fingerprint(rule.id, f.rel.as_bytes()),
+                message: rule.description.to_string(),
                 commit: None,
             });
         }
@@ -208,7 +208,7 @@ impl Verifier<'_> {
 /// The finding for a claim that failed `check` (`None` when that rule is disabled).
 /// Shared with the git doors, which verify claims against the index or a commit.
 pub fn claim_finding(
-    rules: &RuleSet,
+    rules: &dyn Catalog,
     key: &FingerprintKey,
     check: &str,
     claim: &Claim,
@@ -222,7 +222,7 @@ pub fn claim_finding(
     };
     let value = format!("{}\0{}", claim.target, claim.expected);
     Some(Finding {
-        rule_id: rule.id.clone(),
+        rule_id: rule.id.to_string(),
         category: rule.category,
         severity: rule.severity,
         confidence: crate::finding::Confidence::High,
@@ -233,8 +233,8 @@ pub fn claim_finding(
             json_pointer: claim.pointer.clone(),
         },
         excerpt: format!("{subject} {what}"),
-        fingerprint: key.fingerprint(&rule.id, value.as_bytes()),
-        message: rule.description.clone(),
+        fingerprint: key.fingerprint(rule.id, value.as_bytes()),
+        message: rule.description.to_string(),
         commit: None,
     })
 }

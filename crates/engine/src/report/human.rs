@@ -2,8 +2,8 @@
 //! excerpt and how to fix it. Colour only when asked (a terminal without `NO_COLOR`).
 
 use super::{FileStatus, Report};
-use crate::detect::RuleSet;
 use crate::finding::Severity;
+use crate::rules::Catalog;
 use std::io::Write;
 
 struct Paint(bool);
@@ -30,7 +30,7 @@ impl Paint {
 
 pub fn write(
     report: &Report,
-    rules: &RuleSet,
+    rules: &dyn Catalog,
     color: bool,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
@@ -64,7 +64,7 @@ pub fn write(
             None => {}
         }
         writeln!(out, "      | {}", f.excerpt)?;
-        if let Some(remedy) = rules.get(&f.rule_id).and_then(|r| r.remedy.as_deref()) {
+        if let Some(remedy) = rules.rule(&f.rule_id).and_then(|r| r.remedy) {
             writeln!(out, "      fix: {remedy}")?;
         }
     }

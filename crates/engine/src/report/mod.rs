@@ -4,7 +4,6 @@
 pub mod human;
 pub mod json;
 pub mod sarif;
-pub mod suppress;
 pub mod time;
 
 use crate::finding::Finding;
@@ -237,7 +236,7 @@ impl std::str::FromStr for Format {
 pub fn render(
     report: &Report,
     format: Format,
-    rules: &crate::detect::RuleSet,
+    rules: &dyn crate::rules::Catalog,
     color: bool,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {

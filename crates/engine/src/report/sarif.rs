@@ -3,8 +3,8 @@
 //! `partialFingerprints`).
 
 use super::Report;
-use crate::detect::RuleSet;
 use crate::finding::Severity;
+use crate::rules::Catalog;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
@@ -18,15 +18,15 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-pub fn to_value(report: &Report, rules: &RuleSet) -> Value {
+pub fn to_value(report: &Report, rules: &dyn Catalog) -> Value {
     let used: BTreeSet<&str> = report.findings.iter().map(|f| f.rule_id.as_str()).collect();
     let driver_rules: Vec<Value> = used
         .iter()
         .map(|id| {
-            let (desc, help, cat) = match rules.get(id) {
+            let (desc, help, cat) = match rules.rule(id) {
                 Some(r) => (
-                    r.description.clone(),
-                    r.remedy.clone().unwrap_or_else(|| r.description.clone()),
+                    r.description.to_string(),
+                    r.remedy.unwrap_or(r.description).to_string(),
                     r.category.as_str(),
                 ),
                 None => (id.to_string(), id.to_string(), "schema"),
@@ -88,7 +88,7 @@ pub fn to_value(report: &Report, rules: &RuleSet) -> Value {
 
 pub fn write(
     report: &Report,
-    rules: &RuleSet,
+    rules: &dyn Catalog,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &to_value(report, rules))?;

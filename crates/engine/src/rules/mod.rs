@@ -3,11 +3,12 @@
 //! detection reads. This module holds no matcher.
 
 pub mod builtin;
+mod catalog;
 pub mod model;
 
+pub use catalog::{Catalog, RuleInfo};
 pub use model::{Examples, RuleFile, RuleSpec};
 
-use crate::config::Config;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
@@ -20,7 +21,7 @@ pub struct Sourced {
 
 pub fn parse_rule_file(origin: &str, text: &str) -> Result<Vec<Sourced>> {
     let file: RuleFile = toml::from_str(text)
-        .map_err(|e| Error::rules(origin, crate::config::toml_error(text, &e)))?;
+        .map_err(|e| Error::rules(origin, crate::finding::guard::toml_error(text, &e)))?;
     Ok(file
         .rules
         .into_iter()
@@ -50,21 +51,17 @@ pub fn builtin_ids() -> Result<std::collections::HashSet<String>> {
     Ok(ids)
 }
 
-/// The operator's rule files, `(origin, text)`: from a snapshot the caller took (the
-/// git doors read them from the committed tree) or from `rules.dirs` on disk.
-pub fn operator_rule_files(config: &Config) -> Result<Vec<(String, String)>> {
-    if let Some(files) = &config.rule_snapshot {
-        return Ok(files.clone());
-    }
+/// The operator's rule files on disk, `(origin, text)`: every `*.toml` of each folder
+/// (already resolved against the config's folder), in name order.
+pub fn read_rule_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    for dir in &config.rules.dirs {
-        let dir = config.resolve(dir);
+    for dir in dirs {
         if !dir.is_dir() {
             tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
             continue;
         }
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .map_err(|e| Error::io(&dir, e))?
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io(dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
             .collect();
@@ -78,8 +75,11 @@ pub fn operator_rule_files(config: &Config) -> Result<Vec<(String, String)>> {
 }
 
 /// Built-in rules, then the operator's rule files (a same-id rule replaces the
-/// built-in one), minus `rules.disable`.
-pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
+/// built-in one), minus the `disable`d ids (an unknown id there is an error).
+pub fn collect_specs(
+    operator_files: Vec<(String, String)>,
+    disable: &[String],
+) -> Result<Vec<Sourced>> {
     let mut specs: Vec<Sourced> = Vec::new();
     for (name, text) in builtin::BUILTIN_RULES {
         specs.extend(parse_rule_file(&format!("built-in {name}"), text)?);
@@ -92,7 +92,7 @@ pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
         .map(|(i, s)| (s.spec.id.clone(), i))
         .collect();
     let mut replaced_from: HashMap<String, String> = HashMap::new();
-    for (origin, text) in operator_rule_files(config)? {
+    for (origin, text) in operator_files {
         // Another tool's TOML in the same folder (no `[[rule]]` at all) is not ours to
         // refuse: skipped, and said. A file that has rules must parse whole.
         if !is_rule_file(&text) {
@@ -121,15 +121,16 @@ pub fn collect_specs(config: &Config) -> Result<Vec<Sourced>> {
             }
         }
     }
-    for id in &config.rules.disable {
-        if !index.contains_key(id) {
-            return Err(Error::Config {
-                path: config.base_dir.clone(),
-                message: format!("rules.disable names an unknown rule id `{id}`"),
-            });
-        }
+    if let Some(id) = disable.iter().find(|id| !index.contains_key(*id)) {
+        return Err(Error::rules(
+            "(config) rules.disable",
+            format!(
+                "names an unknown rule id `{}`",
+                crate::finding::guard::guard(id)
+            ),
+        ));
     }
-    specs.retain(|s| !config.rules.disable.contains(&s.spec.id));
+    specs.retain(|s| !disable.contains(&s.spec.id));
     Ok(specs)
 }
 

@@ -4,7 +4,7 @@
 //! parsed here too.
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::formats::json::Locator;
 use crate::formats::tree::Node;
 use crate::provenance::bind::{self, BindRule, Target};
@@ -32,12 +32,12 @@ impl AuditConfig {
             .iter()
             .map(|b| BindRule::new(&b.pointer, b.record_type.clone(), b.file.clone()))
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(Error::Usage)?;
+            .map_err(|m| config.invalid(format!("provenance.bind: {m}")))?;
         let mut manifests = GlobSetBuilder::new();
         for g in &config.provenance.manifests {
             manifests.add(
                 Glob::new(g)
-                    .map_err(|e| Error::Usage(format!("provenance.manifests `{g}`: {e}")))?,
+                    .map_err(|e| config.invalid(format!("provenance.manifests `{g}`: {e}")))?,
             );
         }
         let formats = config
@@ -46,12 +46,14 @@ impl AuditConfig {
             .map(|f| {
                 Glob::new(&f.glob)
                     .map(|g| (g.compile_matcher(), f.format))
-                    .map_err(|e| Error::Usage(format!("formats `{}`: {e}", f.glob)))
+                    .map_err(|e| config.invalid(format!("formats `{}`: {e}", f.glob)))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(AuditConfig {
             binds,
-            manifests: manifests.build().map_err(|e| Error::Usage(e.to_string()))?,
+            manifests: manifests
+                .build()
+                .map_err(|e| config.invalid(format!("provenance.manifests: {e}")))?,
             formats,
         })
     }

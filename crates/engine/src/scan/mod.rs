@@ -83,6 +83,13 @@ pub struct Scanner {
 }
 
 impl Scanner {
+    /// The one way a run is assembled from resolved settings: the config's rules
+    /// (built-in, its folders, its denylists) compiled, then the scanner.
+    pub fn from_config(config: Config, key: FingerprintKey) -> Result<Scanner> {
+        let rules = RuleSet::load(&config)?;
+        Scanner::new(config, rules, key)
+    }
+
     pub fn new(config: Config, rules: RuleSet, key: FingerprintKey) -> Result<Scanner> {
         let excludes = Excludes::new(&config.scan.exclude)?;
         let audit = AuditConfig::new(&config)?;

@@ -4,6 +4,7 @@
 use super::audit::FileAudit;
 use super::sniff::{self, Sniff};
 use super::{FileOutcome, Mode, Scanner, file, stream};
+use crate::config::Unjudged;
 use crate::finding::Finding;
 use crate::provenance::Claim;
 use crate::report::{FileRecord, FileStatus};
@@ -233,13 +234,14 @@ impl Scanner {
             SkipReason::Symlink | SkipReason::NotRegular(_) => false,
             // `verify` judges hashes only, and a binary file's hash is judged whole.
             SkipReason::Binary if self.mode == Mode::Provenance => false,
-            r if r.is_error() => true,
-            r => !self
+            SkipReason::Binary => !self.config.scan.allow_unjudged.contains(&Unjudged::Binary),
+            SkipReason::TooLarge { .. } => !self
                 .config
                 .scan
                 .allow_unjudged
-                .iter()
-                .any(|k| k == r.kind()),
+                .contains(&Unjudged::TooLarge),
+            SkipReason::Bomb { .. } => !self.config.scan.allow_unjudged.contains(&Unjudged::Bomb),
+            SkipReason::CorruptGzip(_) | SkipReason::Unreadable(_) => true,
         }
     }
 

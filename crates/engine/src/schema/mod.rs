@@ -10,7 +10,6 @@ mod qa_case;
 mod subset;
 
 use crate::formats::tree::Node;
-use serde::Deserialize;
 
 /// One broken rule. `check` names the rule (see `rules/schema.toml`, `rules/provenance.toml`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,17 +33,7 @@ impl Issue {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SeedFormat {
-    EvalCaseV1,
-    QaCaseV1,
-    EvalDataset,
-    EvidencePack,
-    ExaidRunLog,
-    /// Recognise nothing: the file is scanned for privacy only.
-    None,
-}
+pub use crate::formats::SeedFormat;
 
 impl SeedFormat {
     /// Recognises a record by the fields only its format has.
@@ -74,17 +63,6 @@ impl SeedFormat {
             return Some(SeedFormat::EvidencePack);
         }
         None
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SeedFormat::EvalCaseV1 => "eval-case v1",
-            SeedFormat::QaCaseV1 => "LLM QA case v1",
-            SeedFormat::EvalDataset => "eval dataset",
-            SeedFormat::EvidencePack => "evidence pack",
-            SeedFormat::ExaidRunLog => "EXAID run log",
-            SeedFormat::None => "none",
-        }
     }
 }
 

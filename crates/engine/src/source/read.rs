@@ -30,7 +30,7 @@ impl SkipReason {
         matches!(self, SkipReason::CorruptGzip(_) | SkipReason::Unreadable(_))
     }
 
-    /// The name `scan.allow_unjudged` lists this kind of skip by.
+    /// A short name for the kind of skip.
     pub fn kind(&self) -> &'static str {
         match self {
             SkipReason::Binary => "binary",
@@ -42,10 +42,6 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
         }
     }
-
-    /// The kinds `allow_unjudged` may name. Corrupt and unreadable files always fail;
-    /// symbolic links and special files are not content and never do.
-    pub const ALLOWABLE: [&'static str; 3] = ["binary", "too_large", "bomb"];
 }
 
 impl std::fmt::Display for SkipReason {

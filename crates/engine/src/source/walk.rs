@@ -33,14 +33,18 @@ impl Excludes {
     pub fn new(globs: &[String]) -> Result<Excludes> {
         let mut files = GlobSetBuilder::new();
         let mut dirs = GlobSetBuilder::new();
-        let bad = |g: &str, e: globset::Error| Error::Usage(format!("scan.exclude `{g}`: {e}"));
+        let bad =
+            |g: &str, e: globset::Error| Error::invalid("scan.exclude", format!("`{g}`: {e}"));
         for g in globs {
             files.add(Glob::new(g).map_err(|e| bad(g, e))?);
             if let Some(prefix) = g.strip_suffix("/**") {
                 dirs.add(Glob::new(prefix).map_err(|e| bad(g, e))?);
             }
         }
-        let build = |b: GlobSetBuilder| b.build().map_err(|e| Error::Usage(e.to_string()));
+        let build = |b: GlobSetBuilder| {
+            b.build()
+                .map_err(|e| Error::invalid("scan.exclude", e.to_string()))
+        };
         Ok(Excludes {
             files: build(files)?,
             dirs: build(dirs)?,

@@ -153,7 +153,19 @@ pub struct RuleSet {
 impl RuleSet {
     /// Built-in rules, the configured rule folders, the org domains and denylist files.
     pub fn load(config: &Config) -> Result<RuleSet> {
-        let specs = crate::rules::collect_specs(config)?;
+        let operator_files = match &config.rule_snapshot {
+            Some(files) => files.clone(),
+            None => {
+                let dirs: Vec<_> = config
+                    .rules
+                    .dirs
+                    .iter()
+                    .map(|d| config.resolve(d))
+                    .collect();
+                crate::rules::read_rule_dirs(&dirs)?
+            }
+        };
+        let specs = crate::rules::collect_specs(operator_files, &config.rules.disable)?;
         let builtin = crate::rules::builtin_ids()?;
         let replaced: Vec<(String, String)> = specs
             .iter()
@@ -463,4 +475,26 @@ fn compile_rules(mut specs: Vec<Sourced>) -> Result<Vec<Rule>> {
         rules.extend(second?);
         Ok(rules)
     })
+}
+
+impl Rule {
+    fn info(&self) -> crate::rules::RuleInfo<'_> {
+        crate::rules::RuleInfo {
+            id: &self.id,
+            category: self.category,
+            severity: self.severity,
+            description: &self.description,
+            remedy: self.remedy.as_deref(),
+        }
+    }
+}
+
+impl crate::rules::Catalog for RuleSet {
+    fn rule(&self, id: &str) -> Option<crate::rules::RuleInfo<'_>> {
+        self.get(id).map(Rule::info)
+    }
+
+    fn check(&self, name: &str) -> Option<crate::rules::RuleInfo<'_>> {
+        RuleSet::check(self, name).map(Rule::info)
+    }
 }

@@ -1,13 +1,16 @@
+//! The judgement over a finished report: which findings are accepted on purpose, and
+//! what the run's verdict is.
+//!
 //! Accepting findings on purpose: a baseline file (today's findings, by fingerprint and
 //! path) and `[[allow]]` config entries (a fingerprint, or a rule within a path glob,
 //! each with a reason). Nothing is accepted silently: every accepted finding moves to
 //! the report's `suppressed` list with what accepted it and why.
 
-use super::{Report, Suppressed};
 use crate::config::AllowEntry;
 use crate::error::{Error, Result};
-use crate::finding::Finding;
 use crate::finding::fingerprint::FingerprintKey;
+use crate::finding::{Finding, Severity};
+use crate::report::{Report, Suppressed};
 use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -67,16 +70,20 @@ impl Baseline {
     /// A baseline's text, read from wherever the caller trusts (`origin` names it).
     pub fn parse(text: &str, origin: &str) -> Result<Baseline> {
         let b: Baseline = serde_json::from_str(text).map_err(|e| {
-            Error::Usage(format!(
-                "{origin}: not a privacy-audit baseline: line {}, column {}",
-                e.line(),
-                e.column()
-            ))
+            Error::invalid(
+                origin,
+                format!(
+                    "not a privacy-audit baseline: line {}, column {}",
+                    e.line(),
+                    e.column()
+                ),
+            )
         })?;
         if b.schema != BASELINE_SCHEMA {
-            return Err(Error::Usage(format!(
-                "{origin}: baseline schema is not `{BASELINE_SCHEMA}`"
-            )));
+            return Err(Error::invalid(
+                origin,
+                format!("baseline schema is not `{BASELINE_SCHEMA}`"),
+            ));
         }
         Ok(b)
     }
@@ -122,7 +129,7 @@ impl Acceptance {
                     GlobBuilder::new(glob)
                         .literal_separator(true)
                         .build()
-                        .map_err(|e| Error::Usage(format!("allow: path glob `{glob}`: {e}")))?
+                        .map_err(|e| Error::invalid("allow", format!("path glob `{glob}`: {e}")))?
                         .compile_matcher(),
                     rule.clone(),
                 ),
@@ -168,5 +175,25 @@ impl Acceptance {
             }
         }
         report.recount();
+    }
+}
+
+/// What a finished run says: nothing to act on, findings at or above the failing
+/// severity, or input that could not be judged (which outranks findings: a partial scan
+/// is not a clean one, and its fix is different).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Clean,
+    Findings,
+    Incomplete,
+}
+
+pub fn verdict(report: &Report, fail_on: Severity) -> Verdict {
+    if report.incomplete() {
+        Verdict::Incomplete
+    } else if report.findings.iter().any(|f| f.severity >= fail_on) {
+        Verdict::Findings
+    } else {
+        Verdict::Clean
     }
 }
