@@ -2,7 +2,7 @@
 """Daemon benchmark: event-to-report latency for single files and for a 10,000-file
 burst, and the daemon's idle and peak memory.
 
-    cargo build --release
+    cargo build --profile dist
     python3 scripts/bench-daemon.py [BINARY] [DEBOUNCE_MS]    # default debounce: 500 (the default)
 
 Latency = report file's mtime - the moment the test file was closed. Single files are
@@ -10,7 +10,7 @@ written one at a time, each waiting for its report; the burst writes 10,000 file
 fast as Python can and measures each file until the report naming it exists."""
 import glob, json, os, signal, statistics, subprocess, sys, tempfile, time
 
-binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/privacy-audit")
+binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/dist/privacy-audit")
 debounce = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 
 

@@ -2,7 +2,7 @@
 """Hook latency benchmark: `privacy-audit hook run` for a commit of 10 changed files in
 repositories of growing size. Prints the median of RUNS runs per size.
 
-    cargo build --release
+    cargo build --profile dist
     python3 scripts/bench-hook.py [BINARY] [SIZES...]     # default sizes: 1000 10000 50000
 
 Each repository holds N small JSONL files in 500 folders, committed once (with git's own
@@ -10,7 +10,7 @@ index, as a user would have); then 10 files are modified and staged, and the hoo
 on that index. No network, no global git config."""
 import json, os, statistics, subprocess, sys, tempfile, time
 
-binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/privacy-audit")
+binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/dist/privacy-audit")
 sizes = [int(x) for x in sys.argv[2:]] or [1000, 10000, 50000]
 RUNS = 21
 env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
