@@ -17,17 +17,24 @@ the look-alikes a precise scanner must ignore: sha256 digests, UUIDs, versions,
 timestamps, relative paths, URLs, reserved example domains and documentation IPs. About
 one record in 1,000 carries a planted violation (e-mail, key, path, host, IP, phone);
 the number planted is printed at the end."""
+import argparse
 import gzip
 import hashlib
 import json
 import os
 import random
-import sys
 import uuid
 
-out = sys.argv[1]
-size_mib = int(sys.argv[2]) if len(sys.argv) > 2 else 256
-seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+_args = argparse.ArgumentParser(
+    description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+)
+_args.add_argument("out", metavar="OUT_DIR", help="folder to write (created)")
+_args.add_argument("size_mib", metavar="SIZE_MIB", type=int, nargs="?", default=256)
+_args.add_argument("seed", metavar="SEED", type=int, nargs="?", default=1)
+_parsed = _args.parse_args()
+out = _parsed.out
+size_mib = _parsed.size_mib
+seed = _parsed.seed
 rng = random.Random(seed)
 
 COMMON = """the of and to a in is that for it as was with be by on not he this are or his from at which

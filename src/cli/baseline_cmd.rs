@@ -1,12 +1,20 @@
-//! `privacy-audit baseline PATH...`: today's findings, by fingerprint and path.
+//! `privacy-audit baseline [PATH...]`: today's findings, by shared fingerprint and path,
+//! written to the baseline file; `--check` lists what no longer matches.
 
 use super::{BaselineArgs, Cli, Exit};
 use crate::config::Config;
-use crate::judge::Baseline;
+use crate::judge::{Acceptance, Baseline};
 use crate::scan::Scanner;
 use anyhow::Context;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exit> {
+    let target = match &args.output {
+        Some(p) if p.as_os_str() == "-" => None,
+        Some(p) => Some(p.clone()),
+        None => Some(config.resolve(&config.scan.baseline)),
+    };
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?;
     let report = scanner.scan_paths(&args.paths, None)?;
@@ -14,22 +22,100 @@ pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exi
         super::scan_cmd::exit_for(&report, crate::finding::Severity::Low);
         anyhow::bail!("the scan was incomplete; no baseline written");
     }
-    let baseline = Baseline::from_report(&report, scanner.key());
+    if args.check {
+        return check(&scanner, &report, target.as_deref());
+    }
+    let own = target.as_deref().and_then(|t| shown_path(&args.paths, t));
+    let baseline = Baseline::from_report(&report, scanner.key(), own.as_deref());
     let mut text = serde_json::to_string_pretty(&baseline)?;
     text.push('\n');
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("{}: cannot write", path.display()))?,
-        None => print!("{text}"),
-    }
-    eprintln!(
-        "privacy-audit: baseline of {} finding{}",
-        baseline.findings.len(),
-        if baseline.findings.len() == 1 {
-            ""
-        } else {
-            "s"
+    let n = baseline.findings.len();
+    let plural = if n == 1 { "" } else { "s" };
+    match &target {
+        Some(path) => {
+            write_atomically(path, text.as_bytes())
+                .with_context(|| format!("{}: cannot write the baseline", path.display()))?;
+            eprintln!(
+                "privacy-audit: baseline of {n} finding{plural} written to {}",
+                path.display()
+            );
         }
-    );
+        None => {
+            print!("{text}");
+            eprintln!("privacy-audit: baseline of {n} finding{plural}");
+        }
+    }
+    if !scanner.key().has_team() {
+        eprintln!(
+            "privacy-audit: warning: made with this machine's key, so it holds on this machine \
+             only; `privacy-audit init` adds a [team] key that every clone and CI share"
+        );
+    }
     Ok(Exit::Clean)
+}
+
+/// `baseline --check`: the baseline and `[[allow]]` entries that accept nothing today.
+fn check(
+    scanner: &Scanner,
+    report: &crate::report::Report,
+    path: Option<&Path>,
+) -> anyhow::Result<Exit> {
+    let baseline = match path {
+        Some(p) => Baseline::load(p)?,
+        None => None,
+    };
+    let acceptance = Acceptance::new(baseline.as_ref(), &scanner.config.allow, scanner.key())?;
+    let (stale, unused) = acceptance.unmatched(report);
+    for (fingerprint, path) in &stale {
+        println!(
+            "stale baseline entry: {path} ({})",
+            &fingerprint[..16.min(fingerprint.len())]
+        );
+    }
+    for n in &unused {
+        println!("[[allow]] #{n} matches no finding");
+    }
+    if stale.is_empty() && unused.is_empty() {
+        println!("baseline and [[allow]] entries all match a finding");
+        Ok(Exit::Clean)
+    } else {
+        Ok(Exit::Findings)
+    }
+}
+
+/// How the report names `target` when it lies inside one of the scanned `roots`.
+fn shown_path(roots: &[PathBuf], target: &Path) -> Option<String> {
+    let target = std::path::absolute(target).ok()?;
+    roots.iter().find_map(|root| {
+        let root = std::path::absolute(root).ok()?;
+        let rel = target.strip_prefix(&root).ok()?;
+        Some(rel.to_string_lossy().into_owned())
+    })
+}
+
+/// A temporary file beside `path`, synced, then renamed over it: a reader (the hook
+/// of a concurrent commit) sees the old baseline or the new one, never a part.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

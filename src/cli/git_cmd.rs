@@ -78,6 +78,8 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
         args.out.format,
         &scanner.rules,
         args.out.output.as_deref(),
+        super::settings::Ui::of(cli),
+        repo_style(&repo),
     )?;
     let fail_on = args.out.fail_on.unwrap_or(scanner.config.scan.fail_on);
     Ok(super::scan_cmd::exit_for(&report, fail_on))
@@ -172,25 +174,46 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
     let (mut report, action) = what;
     super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
     if let Some(format) = args.format {
-        super::scan_cmd::write_report(&report, format, &scanner.rules, false, None)?;
+        super::scan_cmd::write_report(&report, format, &scanner.rules, &repo_style(&repo), None)?;
     }
     let exit = super::scan_cmd::exit_for(&report, scanner.config.hook.fail_on);
-    if exit == Exit::Findings {
-        explain_block(&report, &scanner.rules, action)?;
+    let ui = super::settings::Ui::of(cli);
+    if exit == Exit::Findings && !ui.quiet {
+        explain_block(&report, &scanner.rules, action, ui)?;
     }
     Ok(exit)
 }
 
 /// The block git shows the person whose commit or push was refused.
-fn explain_block(report: &Report, rules: &RuleSet, action: &str) -> anyhow::Result<()> {
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+fn explain_block(
+    report: &Report,
+    rules: &RuleSet,
+    action: &str,
+    ui: super::settings::Ui,
+) -> anyhow::Result<()> {
+    let color = ui.color(std::io::stderr().is_terminal());
     let mut err = std::io::stderr().lock();
-    crate::report::render(report, Format::Human, rules, color, &mut err)?;
+    let style = crate::report::Style {
+        color,
+        ..Default::default()
+    };
+    crate::report::render(report, Format::Human, rules, &style, &mut err)?;
     eprintln!(
         "\nprivacy-audit: this {action} is blocked. Fix each finding above, or accept it on purpose:\n  \
          - an [[allow]] entry in privacy-audit.toml (fingerprint, or path + rule) with a reason\n  \
-         - `privacy-audit baseline . > .privacy-audit-baseline.json` to accept every current finding\n\
+         - `privacy-audit baseline` to accept every current finding (.privacy-audit-baseline.json)\n\
          Either is read from the commit the changes start from: commit it on its own first."
     );
     Ok(())
+}
+
+/// The git doors' paths are already repository-relative.
+fn repo_style(repo: &Repository) -> crate::report::Style {
+    crate::report::Style {
+        color: false,
+        uri_prefix: String::new(),
+        root_uri: Some(super::scan_cmd::file_uri(
+            repo.workdir().unwrap_or_else(|| repo.path()),
+        )),
+    }
 }

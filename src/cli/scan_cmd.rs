@@ -51,33 +51,94 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
         args.out.format,
         &scanner.rules,
         args.out.output.as_deref(),
+        super::settings::Ui::of(cli),
+        placed(&args.paths),
     )?;
     Ok(exit_for(&report, fail_on))
 }
 
-/// Writes the report in the format asked for: human on a terminal, JSON otherwise,
-/// colour only on a terminal without `NO_COLOR`.
+/// Writes the report in the format asked for, else the one the `-o` file's extension
+/// names, else human: as ripgrep and gitleaks do, a pipe changes the colour, never the
+/// format. `--quiet` prints no report (a file asked for is still written).
 pub(crate) fn emit(
     report: &Report,
     format: Option<Format>,
     rules: &RuleSet,
     output: Option<&std::path::Path>,
+    ui: super::settings::Ui,
+    mut style: report::Style,
 ) -> anyhow::Result<()> {
+    let format = format
+        .or_else(|| output.and_then(format_of_file))
+        .unwrap_or(Format::Human);
+    if ui.quiet && output.is_none() {
+        return Ok(());
+    }
     let to_terminal = output.is_none() && std::io::stdout().is_terminal();
-    let format = format.unwrap_or(if to_terminal {
-        Format::Human
+    style.color = format == Format::Human && ui.color(to_terminal);
+    write_report(report, format, rules, &style, output)
+}
+
+/// Where a scan's report paths sit in their repository: they start at the one folder
+/// scanned, else at the current folder; the repository is the nearest folder above
+/// that holds `.git` (else that start itself).
+pub(crate) fn placed(paths: &[std::path::PathBuf]) -> report::Style {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let start = match paths {
+        [one] if one.is_dir() => cwd.join(one),
+        _ => cwd,
+    };
+    let start = crate::provenance::normalize(&start);
+    let root = start
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&start)
+        .to_path_buf();
+    let prefix = start
+        .strip_prefix(&root)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    report::Style {
+        color: false,
+        uri_prefix: prefix,
+        root_uri: Some(file_uri(&root)),
+    }
+}
+
+/// `file:///abs/path/` with every byte outside the unreserved set and `/` escaped.
+pub(crate) fn file_uri(dir: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::from("file://");
+    for &b in dir.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if !out.ends_with('/') {
+        out.push('/');
+    }
+    out
+}
+
+/// The format a report file's name asks for: `.json`, `.sarif` (or `.sarif.json`).
+pub(crate) fn format_of_file(path: &std::path::Path) -> Option<Format> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    if name.ends_with(".sarif") || name.ends_with(".sarif.json") {
+        Some(Format::Sarif)
+    } else if name.ends_with(".json") {
+        Some(Format::Json)
     } else {
-        Format::Json
-    });
-    let color = to_terminal && format == Format::Human && std::env::var_os("NO_COLOR").is_none();
-    write_report(report, format, rules, color, output)
+        None
+    }
 }
 
 pub(crate) fn write_report(
     report: &Report,
     format: Format,
     rules: &RuleSet,
-    color: bool,
+    style: &report::Style,
     output: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     match output {
@@ -86,14 +147,14 @@ pub(crate) fn write_report(
                 std::fs::File::create(path)
                     .with_context(|| format!("{}: cannot create", path.display()))?,
             );
-            report::render(report, format, rules, color, &mut f)?;
+            report::render(report, format, rules, style, &mut f)?;
             f.flush()
                 .with_context(|| format!("{}: cannot write", path.display()))?;
         }
         None => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            report::render(report, format, rules, color, &mut out)?;
+            report::render(report, format, rules, style, &mut out)?;
             out.flush()?;
         }
     }

@@ -100,3 +100,25 @@ fn user_config() -> Option<PathBuf> {
     let file = xdg("XDG_CONFIG_HOME", ".config")?.join("privacy-audit/config.toml");
     file.is_file().then_some(file)
 }
+
+/// How output looks, from the flags and the environment: resolved once.
+#[derive(Debug, Clone, Copy)]
+pub struct Ui {
+    pub quiet: bool,
+    /// `--no-color` and `NO_COLOR` both unset; colour still needs a terminal.
+    pub color_allowed: bool,
+}
+
+impl Ui {
+    pub fn of(cli: &super::Cli) -> Ui {
+        Ui {
+            quiet: cli.quiet,
+            color_allowed: !cli.no_color && var("NO_COLOR").is_none(),
+        }
+    }
+
+    /// Colour for a stream that is (or is not) a terminal.
+    pub fn color(&self, terminal: bool) -> bool {
+        self.color_allowed && terminal
+    }
+}

@@ -51,7 +51,14 @@ fn rendered(report: &Report) -> String {
     let mut text = String::new();
     for format in [Format::Json, Format::Human, Format::Sarif] {
         let mut out = Vec::new();
-        render(report, format, &SCANNER.rules, false, &mut out).expect("render");
+        render(
+            report,
+            format,
+            &SCANNER.rules,
+            &Default::default(),
+            &mut out,
+        )
+        .expect("render");
         text.push_str(&String::from_utf8_lossy(&out));
     }
     text

@@ -71,7 +71,7 @@ proptest! {
             );
             for format in [Format::Json, Format::Human, Format::Sarif] {
                 let mut out = Vec::new();
-                render(&report, format, rules, false, &mut out).expect("render");
+                render(&report, format, rules, &Default::default(), &mut out).expect("render");
                 let text = String::from_utf8_lossy(&out);
                 prop_assert!(!text.contains(v.as_str()), "{name} {format:?} leaks `{v}`");
             }

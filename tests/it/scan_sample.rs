@@ -213,7 +213,7 @@ fn sarif_and_human_carry_the_same_findings() {
     let first = &results[0];
     assert_eq!(
         first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-        "eval-cases.jsonl"
+        "examples/sample-dataset/eval-cases.jsonl"
     );
     assert_eq!(
         first["locations"][0]["physicalLocation"]["region"]["startLine"],

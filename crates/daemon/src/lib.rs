@@ -46,11 +46,24 @@ impl Setup {
     fn load(settings: &LoadConfig, key_file: Option<&Path>) -> Result<Setup> {
         let config = settings()?;
         let d = &config.daemon;
+        // Before anything is created: a daemon pointed at nothing (no config, a typo,
+        // a mount not there) must say so and stop, not watch nothing quietly.
+        if !d.wait_for_watch
+            && let Some(missing) = d
+                .watch
+                .iter()
+                .map(|r| config.resolve(r))
+                .find(|r| !r.is_dir())
+        {
+            return Err(config.invalid(format!(
+                "daemon.watch: {} is not a folder (create it, correct daemon.watch, or set \
+                 daemon.wait_for_watch = true to wait for it)",
+                missing.display()
+            )));
+        }
         let state_dir = config.resolve(&d.state);
         let key_path = key_file.map_or_else(|| state_dir.join("key"), Path::to_path_buf);
         let key = FingerprintKey::load_or_create(&key_path)?;
-        let baseline = Baseline::load(&config.resolve(&config.scan.baseline))?;
-        let acceptance = Acceptance::new(baseline.as_ref(), &config.allow, &key)?;
         let excludes = Excludes::new(&config.scan.exclude)?;
         let roots = d
             .watch
@@ -62,6 +75,9 @@ impl Setup {
         );
         let scanner =
             std::sync::Arc::new(Scanner::from_config(config.clone(), key)?.with_cache(cache));
+        // The scanner's key carries the config's [team] key, which baselines match.
+        let baseline = Baseline::load(&config.resolve(&config.scan.baseline))?;
+        let acceptance = Acceptance::new(baseline.as_ref(), &config.allow, scanner.key())?;
         Ok(Setup {
             config,
             scanner,

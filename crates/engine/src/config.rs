@@ -20,6 +20,7 @@ pub struct Config {
     pub provenance: ProvenanceConfig,
     pub daemon: DaemonConfig,
     pub hook: HookConfig,
+    pub team: TeamConfig,
     /// Format overrides by path glob (`[[formats]]`).
     pub formats: Vec<FormatOverride>,
     /// Findings accepted on purpose, each with its reason (`[[allow]]`).
@@ -177,6 +178,8 @@ pub enum OnViolation {
 #[serde(deny_unknown_fields, default)]
 pub struct DaemonConfig {
     pub watch: Vec<PathBuf>,
+    /// Start even when a watched folder does not exist yet.
+    pub wait_for_watch: bool,
     pub reports: PathBuf,
     pub state: PathBuf,
     pub debounce_ms: u64,
@@ -193,6 +196,7 @@ impl Default for DaemonConfig {
     fn default() -> Self {
         DaemonConfig {
             watch: vec![PathBuf::from("/srv/datasets")],
+            wait_for_watch: false,
             reports: PathBuf::from("/var/lib/privacy-audit/reports"),
             state: PathBuf::from("/var/lib/privacy-audit/state"),
             debounce_ms: 500,
@@ -202,6 +206,16 @@ impl Default for DaemonConfig {
             quarantine: PathBuf::from("/var/lib/privacy-audit/quarantine"),
         }
     }
+}
+
+/// `[team]`: what a team shares through the repository.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct TeamConfig {
+    /// The key baselines and `[[allow]]` fingerprints are made with (64 hex digits),
+    /// so that they match on every clone and in CI. Empty: this machine's key, and
+    /// what it accepts holds on this machine only.
+    pub key: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -270,6 +284,11 @@ impl Config {
         if self.scan.max_file_bytes == 0 {
             return Err("scan.max_file_bytes must be greater than 0".into());
         }
+        if !self.team.key.is_empty()
+            && (self.team.key.len() != 64 || !self.team.key.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err("team.key must be 64 hex digits (`privacy-audit init` writes one)".into());
+        }
         for (i, a) in self.allow.iter().enumerate() {
             let n = i + 1;
             if a.reason.trim().is_empty() {
@@ -277,8 +296,12 @@ impl Config {
             }
             match (&a.fingerprint, &a.path, &a.rule) {
                 (Some(fp), None, None) => {
-                    if fp.len() != 64 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
-                        return Err(format!("allow #{n}: `fingerprint` must be 64 hex digits"));
+                    // The short form the human report shows (16) up to the whole (64).
+                    if !(16..=64).contains(&fp.len()) || !fp.bytes().all(|b| b.is_ascii_hexdigit())
+                    {
+                        return Err(format!(
+                            "allow #{n}: `fingerprint` must be 16 to 64 hex digits"
+                        ));
                     }
                 }
                 (None, Some(glob), Some(_)) => {

@@ -14,11 +14,12 @@ pub enum Error {
         message: String,
     },
 
-    #[error("{path}: {source}")]
+    /// The I/O error is part of the message, not a `source`: printed as a chain, it
+    /// would say the same reason twice.
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 
     #[error("fingerprint key {path}: {message}")]
@@ -44,7 +45,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            cause: source,
         }
     }
 

@@ -19,17 +19,20 @@ use std::path::Path;
 pub const BASELINE_SCHEMA: &str = "privacy-audit.baseline/v1";
 
 /// `.privacy-audit-baseline.json`: sorted, without line numbers, so it does not churn
-/// when lines move and merges cleanly.
+/// when lines move and merges cleanly. Entries are fingerprints under the shared key
+/// (`[team] key`), so a committed baseline holds on every clone.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Baseline {
     pub schema: String,
-    /// Which fingerprint key made the entries (not the key itself): a baseline made on
-    /// another machine, with another key, matches nothing, and the run says so.
+    /// Which fingerprint key made the entries (not the key itself): a baseline made
+    /// with another key cannot match, and the run stops to say so.
     pub key_id: String,
     pub findings: Vec<BaselineEntry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BaselineEntry {
     pub fingerprint: String,
     pub rule_id: String,
@@ -37,13 +40,16 @@ pub struct BaselineEntry {
 }
 
 impl Baseline {
-    pub fn from_report(report: &Report, key: &FingerprintKey) -> Baseline {
+    /// Every finding of `report` (accepted ones too), except those in the file named
+    /// `own_path` (the baseline itself: nothing in it is accepted by writing it).
+    pub fn from_report(report: &Report, key: &FingerprintKey, own_path: Option<&str>) -> Baseline {
         let mut findings: Vec<BaselineEntry> = report
             .findings
             .iter()
             .chain(report.suppressed.iter().map(|s| &s.finding))
+            .filter(|f| Some(f.location.path.as_str()) != own_path)
             .map(|f| BaselineEntry {
-                fingerprint: f.fingerprint.0.clone(),
+                fingerprint: f.shared.0.clone(),
                 rule_id: f.rule_id.clone(),
                 path: f.location.path.clone(),
             })
@@ -52,9 +58,24 @@ impl Baseline {
         findings.dedup();
         Baseline {
             schema: BASELINE_SCHEMA.into(),
-            key_id: key.id(),
+            key_id: key.shared_id(),
             findings,
         }
+    }
+
+    /// `text` when it is exactly a baseline: the schema, a 16-hex key id, and entries
+    /// of a 64-hex fingerprint, a rule id of this run and a path. Anything else (an
+    /// unknown field, a made-up rule id that could spell a host name) is not a
+    /// baseline, and is scanned like any other file.
+    pub fn recognise(text: &[u8], known_rule: impl Fn(&str) -> bool) -> Option<Baseline> {
+        let b: Baseline = serde_json::from_slice(text).ok()?;
+        let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|c| c.is_ascii_hexdigit());
+        let ok = b.schema == BASELINE_SCHEMA
+            && hex(&b.key_id, 16)
+            && b.findings
+                .iter()
+                .all(|e| hex(&e.fingerprint, 64) && known_rule(&e.rule_id));
+        ok.then_some(b)
     }
 
     /// Reads a baseline; a missing file is an empty baseline, a broken one an error.
@@ -108,11 +129,22 @@ impl Acceptance {
     ) -> Result<Acceptance> {
         let mut set = HashSet::new();
         if let Some(b) = baseline {
-            if b.key_id != key.id() {
-                tracing::warn!(
-                    "the baseline was made with another fingerprint key; it matches nothing \
-                     here (share the key file through PRIVACY_AUDIT_KEY_FILE to share baselines)"
-                );
+            if b.key_id != key.shared_id() {
+                let how = if key.has_team() {
+                    "this run uses the config's [team] key"
+                } else {
+                    "this run uses this machine's key (the config has no [team] key)"
+                };
+                return Err(Error::invalid(
+                    "baseline",
+                    format!(
+                        "made with fingerprint key {}, but {how}, whose id is {}: its entries \
+                         cannot match. Re-run `privacy-audit baseline` (with the [team] key \
+                         that `privacy-audit init` writes, a baseline holds on every clone)",
+                        b.key_id,
+                        key.shared_id()
+                    ),
+                ));
             }
             set.extend(
                 b.findings
@@ -146,7 +178,7 @@ impl Acceptance {
     fn judge(&self, f: &Finding) -> Option<(&'static str, Option<String>)> {
         for (rule, reason) in &self.allow {
             let hit = match rule {
-                Allow::Fingerprint(fp) => *fp == f.fingerprint.0,
+                Allow::Fingerprint(fp) => f.shared.0.starts_with(fp.as_str()),
                 Allow::PathRule(glob, id) => *id == f.rule_id && glob.is_match(&f.location.path),
             };
             if hit {
@@ -154,8 +186,45 @@ impl Acceptance {
             }
         }
         self.baseline
-            .contains(&(f.fingerprint.0.clone(), f.location.path.clone()))
+            .contains(&(f.shared.0.clone(), f.location.path.clone()))
             .then_some(("baseline", None))
+    }
+
+    /// What accepts nothing in `report` (a scan made without acceptance): baseline
+    /// entries whose finding is gone, and `[[allow]]` entries (by their number, from 1)
+    /// that match no finding.
+    pub fn unmatched(&self, report: &Report) -> (Vec<(String, String)>, Vec<usize>) {
+        let all: Vec<&Finding> = report
+            .findings
+            .iter()
+            .chain(report.suppressed.iter().map(|s| &s.finding))
+            .collect();
+        let present: HashSet<(&str, &str)> = all
+            .iter()
+            .map(|f| (f.shared.0.as_str(), f.location.path.as_str()))
+            .collect();
+        let mut stale: Vec<(String, String)> = self
+            .baseline
+            .iter()
+            .filter(|(fp, path)| !present.contains(&(fp.as_str(), path.as_str())))
+            .cloned()
+            .collect();
+        stale.sort();
+        let unused = self
+            .allow
+            .iter()
+            .enumerate()
+            .filter(|(_, (rule, _))| {
+                !all.iter().any(|f| match rule {
+                    Allow::Fingerprint(fp) => f.shared.0.starts_with(fp.as_str()),
+                    Allow::PathRule(glob, id) => {
+                        *id == f.rule_id && glob.is_match(&f.location.path)
+                    }
+                })
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        (stale, unused)
     }
 
     /// Moves accepted findings from `findings` to `suppressed` and recounts the summary.

@@ -394,8 +394,8 @@ impl GitScan<'_> {
                 }
             };
             if actual != c.expected {
-                let what = "does not match the file it names";
-                out.extend(claim_finding(rules, key, "hash_mismatch", c, what));
+                let what = privacy_audit_engine::provenance::mismatch(c, &actual);
+                out.extend(claim_finding(rules, key, "hash_mismatch", c, &what));
             }
         }
         Ok(())

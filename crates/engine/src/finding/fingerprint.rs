@@ -12,9 +12,17 @@ use std::path::Path;
 
 const KEY_BYTES: usize = 32;
 
+/// This installation's key, and the team's when the config names one.
+///
+/// Reports that leave the machine carry fingerprints under the machine key. What a team
+/// commits and shares (baseline entries, `[[allow]]` fingerprints, SARIF
+/// `partialFingerprints`) is matched under the team key (`[team] key`), kept in the
+/// repository with the data: every clone and CI agree on it with nothing to distribute,
+/// and it reveals nothing the repository does not already hold.
 #[derive(Clone)]
 pub struct FingerprintKey {
     key: [u8; KEY_BYTES],
+    team: Option<[u8; KEY_BYTES]>,
 }
 
 impl std::fmt::Debug for FingerprintKey {
@@ -25,7 +33,25 @@ impl std::fmt::Debug for FingerprintKey {
 
 impl FingerprintKey {
     pub fn from_bytes(key: [u8; KEY_BYTES]) -> Self {
-        FingerprintKey { key }
+        FingerprintKey { key, team: None }
+    }
+
+    /// This key with the team's key (64 hex digits) for what teams share.
+    pub fn with_team(mut self, team_hex: &str) -> Option<Self> {
+        self.team = Some(Self::parse(team_hex)?.key);
+        Some(self)
+    }
+
+    /// Whether shared fingerprints use a team key (else the machine's).
+    pub fn has_team(&self) -> bool {
+        self.team.is_some()
+    }
+
+    /// A new random key as 64 hex digits (`privacy-audit init` writes one).
+    pub fn random_hex() -> Result<String> {
+        let mut key = [0u8; KEY_BYTES];
+        getrandom::fill(&mut key).map_err(|e| Error::Runtime(format!("no randomness: {e}")))?;
+        Ok(crate::hex::encode(&key))
     }
 
     /// Reads an existing key; never creates one (checking with a fresh key would say
@@ -62,7 +88,7 @@ impl FingerprintKey {
                 f.write_all(crate::hex::encode(&key).as_bytes())
                     .and_then(|()| f.sync_all())
                     .map_err(|e| err(e.to_string()))?;
-                Ok(FingerprintKey { key })
+                Ok(FingerprintKey { key, team: None })
             }
             // Another process created it first: use theirs.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -77,6 +103,7 @@ impl FingerprintKey {
         let bytes = crate::hex::decode(text)?;
         Some(FingerprintKey {
             key: bytes.try_into().ok()?,
+            team: None,
         })
     }
 
@@ -87,14 +114,40 @@ impl FingerprintKey {
         full.0.chars().take(16).collect()
     }
 
-    pub fn fingerprint(&self, rule_id: &str, value: &[u8]) -> Fingerprint {
-        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
-            .expect("HMAC accepts keys of any length");
-        mac.update(rule_id.as_bytes());
-        mac.update(&[0]);
-        mac.update(value);
-        Fingerprint(crate::hex::encode(&mac.finalize().into_bytes()))
+    /// The public name of the key shared fingerprints use.
+    pub fn shared_id(&self) -> String {
+        let full = self.shared_fingerprint("privacy-audit.key-id", b"");
+        full.0.chars().take(16).collect()
     }
+
+    /// Under the machine key: what reports carry.
+    pub fn fingerprint(&self, rule_id: &str, value: &[u8]) -> Fingerprint {
+        mac(&self.key, rule_id, value)
+    }
+
+    /// The report's fingerprint and the shared one (the same when there is no team key).
+    pub fn pair(&self, rule_id: &str, value: &[u8]) -> (Fingerprint, Fingerprint) {
+        let own = self.fingerprint(rule_id, value);
+        let shared = match &self.team {
+            Some(team) => mac(team, rule_id, value),
+            None => own.clone(),
+        };
+        (own, shared)
+    }
+
+    /// Under the team key when there is one: what baselines and `[[allow]]` match.
+    pub fn shared_fingerprint(&self, rule_id: &str, value: &[u8]) -> Fingerprint {
+        mac(self.team.as_ref().unwrap_or(&self.key), rule_id, value)
+    }
+}
+
+fn mac(key: &[u8; KEY_BYTES], rule_id: &str, value: &[u8]) -> Fingerprint {
+    let mut mac =
+        <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts keys of any length");
+    mac.update(rule_id.as_bytes());
+    mac.update(&[0]);
+    mac.update(value);
+    Fingerprint(crate::hex::encode(&mac.finalize().into_bytes()))
 }
 
 #[cfg(unix)]

@@ -173,6 +173,10 @@ pub struct Finding {
     /// The line around the match with every matched value on it masked.
     pub excerpt: String,
     pub fingerprint: Fingerprint,
+    /// The same under the team key (`[team] key`), which baselines and `[[allow]]`
+    /// match; never written into reports that leave the machine.
+    #[serde(skip)]
+    pub shared: Fingerprint,
     pub message: String,
     /// The commit that added the blob, for findings from `scan-git` and pre-push.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -124,12 +124,9 @@ impl Verifier<'_> {
             // Keyed by the path as the walk saw it, so the scan's own read is reused.
             match self.cache.sha256(&resolved, file) {
                 Ok(actual) if actual == claim.expected => {}
-                Ok(_) => self.emit(
-                    &mut out,
-                    "hash_mismatch",
-                    claim,
-                    "does not match the file it names",
-                ),
+                Ok(actual) => {
+                    self.emit(&mut out, "hash_mismatch", claim, &mismatch(claim, &actual))
+                }
                 Err(e) => self.emit(
                     &mut out,
                     "missing_file",
@@ -194,6 +191,7 @@ impl Verifier<'_> {
                 },
                 excerpt: format!("not listed: {}", f.rel),
                 fingerprint: self.key.fingerprint(rule.id, f.rel.as_bytes()),
+                shared: self.key.shared_fingerprint(rule.id, f.rel.as_bytes()),
                 message: rule.description.to_string(),
                 commit: None,
             });
@@ -203,6 +201,16 @@ impl Verifier<'_> {
     fn emit(&self, out: &mut Vec<Finding>, check: &str, claim: &Claim, what: &str) {
         out.extend(claim_finding(self.rules, self.key, check, claim, what));
     }
+}
+
+/// What a mismatch says: the file named (guarded like any name: it may hold a value)
+/// and both hashes, which are not secrets and are what the person fixing it needs.
+pub fn mismatch(claim: &Claim, actual: &str) -> String {
+    format!(
+        "does not match the file it names, {}: recorded sha256 {}, the file has {actual}",
+        crate::finding::guard::guard(&claim.target),
+        claim.expected
+    )
 }
 
 /// The finding for a claim that failed `check` (`None` when that rule is disabled).
@@ -234,6 +242,7 @@ pub fn claim_finding(
         },
         excerpt: format!("{subject} {what}"),
         fingerprint: key.fingerprint(rule.id, value.as_bytes()),
+        shared: key.shared_fingerprint(rule.id, value.as_bytes()),
         message: rule.description.to_string(),
         commit: None,
     })

@@ -49,12 +49,14 @@ pub fn write(
             (Some(l), None) => format!("{}:{l}", f.location.path),
             _ => f.location.path.clone(),
         };
+        // The short fingerprint is what an `[[allow]]` entry names.
         writeln!(
             out,
-            "  {pos}  {}  {}  {}",
+            "  {pos}  {}  {}  {}  {}",
             paint.severity(f.severity),
             f.category,
-            paint.wrap("2", &f.rule_id)
+            paint.wrap("2", &f.rule_id),
+            paint.wrap("2", &format!("fp:{}", short(&f.shared.0)))
         )?;
         writeln!(out, "      {}", f.message)?;
         match f.location.json_pointer.as_deref() {
@@ -143,4 +145,9 @@ pub fn write(
         )?;
     }
     Ok(())
+}
+
+/// The first 16 hex digits of a fingerprint: enough for `[[allow]]` to name it.
+fn short(fingerprint: &str) -> &str {
+    fingerprint.get(..16).unwrap_or(fingerprint)
 }

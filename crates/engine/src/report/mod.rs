@@ -233,16 +233,28 @@ impl std::str::FromStr for Format {
     }
 }
 
+/// How a report is rendered, beyond its format.
+#[derive(Debug, Clone, Default)]
+pub struct Style {
+    /// ANSI colour (human format).
+    pub color: bool,
+    /// Where the report's paths sit in the repository (`data/` when `data/` was
+    /// scanned), so SARIF locations are repository-relative as code scanning expects.
+    pub uri_prefix: String,
+    /// The repository root as a `file://` URI, for SARIF `originalUriBaseIds`.
+    pub root_uri: Option<String>,
+}
+
 pub fn render(
     report: &Report,
     format: Format,
     rules: &dyn crate::rules::Catalog,
-    color: bool,
+    style: &Style,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
         Format::Json => json::write(report, out),
-        Format::Human => human::write(report, rules, color, out),
-        Format::Sarif => sarif::write(report, rules, out),
+        Format::Human => human::write(report, rules, style.color, out),
+        Format::Sarif => sarif::write(report, rules, style, out),
     }
 }

@@ -18,7 +18,7 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-pub fn to_value(report: &Report, rules: &dyn Catalog) -> Value {
+pub fn to_value(report: &Report, rules: &dyn Catalog, style: &super::Style) -> Value {
     let used: BTreeSet<&str> = report.findings.iter().map(|f| f.rule_id.as_str()).collect();
     let driver_rules: Vec<Value> = used
         .iter()
@@ -52,7 +52,8 @@ pub fn to_value(report: &Report, rules: &dyn Catalog) -> Value {
             if let Some(c) = f.location.column {
                 region.insert("startColumn".into(), json!(c));
             }
-            let mut physical = json!({"artifactLocation": {"uri": f.location.path}});
+            let uri = uri_of(&style.uri_prefix, &f.location.path);
+            let mut physical = json!({"artifactLocation": {"uri": uri, "uriBaseId": SRCROOT}});
             if !region.is_empty() {
                 physical["region"] = Value::Object(region);
             }
@@ -61,7 +62,7 @@ pub fn to_value(report: &Report, rules: &dyn Catalog) -> Value {
                 "level": level(f.severity),
                 "message": {"text": format!("{}: {}", f.message, f.excerpt)},
                 "locations": [{"physicalLocation": physical}],
-                "partialFingerprints": {"privacyAudit/v1": f.fingerprint.0},
+                "partialFingerprints": {"privacyAudit/v1": f.shared.0},
                 "properties": {
                     "category": f.category.as_str(),
                     "severity": f.severity.as_str(),
@@ -70,27 +71,65 @@ pub fn to_value(report: &Report, rules: &dyn Catalog) -> Value {
             })
         })
         .collect();
+    let mut run = json!({
+        "tool": {"driver": {
+            "name": "privacy-audit",
+            "version": report.tool.version,
+            "informationUri": "https://github.com/privacy-audit/privacy-audit",
+            "rules": driver_rules,
+        }},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    });
+    if let Some(root) = &style.root_uri {
+        run["originalUriBaseIds"] = json!({SRCROOT: {"uri": root}});
+    }
     json!({
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "privacy-audit",
-                "version": report.tool.version,
-                "informationUri": "https://github.com/privacy-audit/privacy-audit",
-                "rules": driver_rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [run],
     })
+}
+
+/// The base every location is relative to: the repository root.
+const SRCROOT: &str = "%SRCROOT%";
+
+/// `prefix` + `path` as a relative URI reference: `.` and `..` steps resolved, and
+/// every byte outside the unreserved set and `/` percent-encoded (a masked path holds
+/// `*`, a name may hold spaces).
+fn uri_of(prefix: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in prefix.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        for b in part.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                out.push(char::from(b));
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
 }
 
 pub fn write(
     report: &Report,
     rules: &dyn Catalog,
+    style: &super::Style,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &to_value(report, rules))?;
+    serde_json::to_writer_pretty(&mut *out, &to_value(report, rules, style))?;
     out.write_all(b"\n")
 }

@@ -8,6 +8,7 @@
 //! [`Scanner::scan_blob`] with bytes they obtained themselves.
 
 pub mod audit;
+mod baseline_file;
 pub mod decode;
 pub mod disguise;
 mod excerpt;
@@ -87,6 +88,12 @@ impl Scanner {
     /// (built-in, its folders, its denylists) compiled, then the scanner.
     pub fn from_config(config: Config, key: FingerprintKey) -> Result<Scanner> {
         let rules = RuleSet::load(&config)?;
+        let key = match config.team.key.as_str() {
+            "" => key,
+            team => key
+                .with_team(team)
+                .ok_or_else(|| config.invalid("team.key must be 64 hex digits"))?,
+        };
         Scanner::new(config, rules, key)
     }
 

@@ -81,6 +81,7 @@ impl Scanner {
                     },
                     excerpt: shown.rsplit('/').next().unwrap_or_default().to_string(),
                     fingerprint: self.key.fingerprint(&rule.id, &value),
+                    shared: self.key.shared_fingerprint(&rule.id, &value),
                     message: format!("{} (in the file name)", rule.description),
                     commit: None,
                 }

@@ -3,7 +3,7 @@
 
 use super::audit::FileAudit;
 use super::sniff::{self, Sniff};
-use super::{FileOutcome, Mode, Scanner, file, stream};
+use super::{FileOutcome, Mode, Scanner, baseline_file, file, stream};
 use crate::config::Unjudged;
 use crate::finding::Finding;
 use crate::provenance::Claim;
@@ -177,6 +177,11 @@ impl Scanner {
         // A byte order mark or a NUL anywhere is a claim about the bytes that the bytes
         // need not keep (`\xff\xfe` before ASCII; UTF-16 past the first 8 KiB): the
         // file is also read with NULs dropped, and what that reading adds is kept.
+        if depth == 0
+            && let Some(found) = baseline_file::judge(self, scanner.rel(), name, text)
+        {
+            return (found, Vec::new(), None);
+        }
         let kind = sniff::sniff(text);
         let second = sniff::needs_second_reading(kind, text).then(|| scanner.plain_copy());
         let (mut findings, claims, note) = self.judge_first(scanner, name, text, kind, depth);

@@ -72,10 +72,10 @@ impl FileScanner<'_> {
         {
             return;
         }
-        let fingerprint = self.key.fingerprint(&rule.id, value);
+        let fingerprints = self.key.pair(&rule.id, value);
         if !self
             .seen
-            .insert((m.rule, line, column, fingerprint.0.clone()))
+            .insert((m.rule, line, column, fingerprints.0.0.clone()))
         {
             return;
         }
@@ -103,7 +103,7 @@ impl FileScanner<'_> {
         };
         let excerpt = excerpt(unit, m, sorted, self.rules);
         let place = (line, column, confidence);
-        self.push(rule, place, pointer, excerpt, fingerprint, message);
+        self.push(rule, place, pointer, excerpt, fingerprints, message);
     }
 
     /// How sure this match is (see [`crate::detect::confidence`]): its value, up to 64
@@ -133,7 +133,7 @@ impl FileScanner<'_> {
         place: (u32, u32, Confidence),
         json_pointer: Option<String>,
         excerpt: String,
-        fingerprint: Fingerprint,
+        (fingerprint, shared): (Fingerprint, Fingerprint),
         message: String,
     ) {
         self.findings.push(Finding {
@@ -149,6 +149,7 @@ impl FileScanner<'_> {
             },
             excerpt,
             fingerprint,
+            shared,
             message,
             commit: None,
         });
@@ -182,11 +183,11 @@ impl FileScanner<'_> {
         let (line, column) = self.locate(text, offset);
         let place = (line, column, Confidence::High);
         let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
-        let fingerprint = self.key.fingerprint(&rule.id, value.as_bytes());
+        let fingerprints = self.key.pair(&rule.id, value.as_bytes());
         let message = rule.description.clone();
         // Messages quote record fields (an id, a key): masked like any excerpt.
         let shown = redact_text(self.rules, &mut self.scratch, what);
-        self.push(rule, place, pointer, shown, fingerprint, message);
+        self.push(rule, place, pointer, shown, fingerprints, message);
     }
 }
 

@@ -1,0 +1,127 @@
+//! `privacy-audit init`: the three-step setup of a repository in one command.
+
+use super::{BaselineArgs, Cli, Exit, InitArgs};
+use crate::config::{Config, LOCAL_CONFIG_NAME};
+use crate::finding::fingerprint::FingerprintKey;
+use crate::git::hook::{self, Installed};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+
+/// The config `init` writes: the keys a team sets first, each explained; every other key
+/// and its default is in docs/configuration.md.
+fn template(team_key: &str) -> String {
+    format!(
+        r#"# privacy-audit configuration. Commit it: the git hook judges each commit with the
+# config as committed before it. Every key and its default: docs/configuration.md.
+
+[team]
+# Baselines and [[allow]] fingerprints are made with this key, so what one person
+# accepts holds on every clone and in CI. Not a secret: it protects nothing this
+# repository does not already hold (reports that leave a machine use its own key).
+key = "{team_key}"
+
+[scan]
+# Globs (relative to the scanned folder) that are not scanned.
+exclude = ["**/.git/**", "**/target/**"]
+# Lowest severity that fails a scan or a commit: low, medium, high or critical.
+fail_on = "low"
+
+[privacy]
+# Your organisation's domains: host names and e-mail addresses under them are findings.
+org_domains = []
+# Files of client names, code names and user names (one a line) that must not appear.
+denylist_files = []
+
+# Accept one finding on purpose, with a reason; its fingerprint is the one the report
+# shows (16 hex digits are enough):
+# [[allow]]
+# fingerprint = "0123456789abcdef"
+# reason = "a public test fixture"
+"#
+    )
+}
+
+pub fn run(cli: &Cli, args: &InitArgs) -> anyhow::Result<Exit> {
+    let start = args.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let repo = crate::git::open(Some(&start)).ok();
+    let root = match &repo {
+        Some(r) => r.workdir().unwrap_or_else(|| r.path()).to_path_buf(),
+        None => start.clone(),
+    };
+    let config_path = root.join(LOCAL_CONFIG_NAME);
+    if config_path.exists() {
+        let existing = Config::load(&config_path)?;
+        if existing.team.key.is_empty() {
+            eprintln!(
+                "privacy-audit: {} exists and is left as it is; it has no [team] key, so \
+                 baselines made with it hold on one machine only. Add:\n\n[team]\nkey = \"{}\"\n",
+                config_path.display(),
+                FingerprintKey::random_hex()?
+            );
+        } else {
+            eprintln!(
+                "privacy-audit: {} exists; left as it is",
+                config_path.display()
+            );
+        }
+    } else {
+        let text = template(&FingerprintKey::random_hex()?);
+        // The template must stay a config this binary accepts.
+        Config::parse(&text).map_err(|e| anyhow::anyhow!("built-in template: {e}"))?;
+        std::fs::write(&config_path, text)
+            .with_context(|| format!("{}: cannot write", config_path.display()))?;
+        eprintln!("privacy-audit: wrote {}", config_path.display());
+    }
+    match (&repo, args.no_hook) {
+        (_, true) => {}
+        (None, false) => eprintln!(
+            "privacy-audit: {} is not in a git repository; no hook installed",
+            root.display()
+        ),
+        (Some(repo), false) => install_hook(repo, args)?,
+    }
+    if args.baseline {
+        let config = Config::load(&config_path)?;
+        let baseline = BaselineArgs {
+            paths: vec![root.clone()],
+            output: None,
+            check: false,
+        };
+        super::baseline_cmd::run(cli, config, &baseline)?;
+    }
+    eprintln!("privacy-audit: next: {}", next_step(&root, args.baseline));
+    Ok(Exit::Clean)
+}
+
+fn install_hook(repo: &git2::Repository, args: &InitArgs) -> anyhow::Result<()> {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .context("cannot tell where this binary is")?;
+    match hook::install(repo, args.hook.into(), &exe)? {
+        Installed::Fresh(p) => eprintln!("privacy-audit: installed {}", p.display()),
+        Installed::Chained { hook, legacy } => eprintln!(
+            "privacy-audit: installed {}; the hook that was there is kept as {} and runs first",
+            hook.display(),
+            legacy.display()
+        ),
+        Installed::AlreadyInstalled(p) => {
+            eprintln!(
+                "privacy-audit: the hook is already installed at {}",
+                p.display()
+            )
+        }
+    }
+    Ok(())
+}
+
+fn next_step(root: &Path, baseline: bool) -> String {
+    let files = if baseline {
+        format!("{LOCAL_CONFIG_NAME} .privacy-audit-baseline.json")
+    } else {
+        LOCAL_CONFIG_NAME.to_string()
+    };
+    format!(
+        "commit {files} (in {}) on its own; from then on every commit is judged",
+        root.display()
+    )
+}
