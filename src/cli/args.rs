@@ -42,12 +42,9 @@ pub struct Cli {
 pub enum Command {
     /// Scan files and folders once and print a report.
     Scan(ScanArgs),
-    /// Check provenance only: manifests, bound hashes and hash hygiene. Same report
-    /// format as `scan`; only files that can hold hashes are read, and files they name
-    /// are hashed (once, and not again while unchanged).
-    Verify(ScanArgs),
-    /// Scan the blobs that a range of commits adds (pre-push, pre-receive, CI).
-    ScanGit(ScanGitArgs),
+    /// Set up a repository: a commented privacy-audit.toml with a team key, the
+    /// pre-commit hook and, with --baseline, a baseline of today's findings.
+    Init(InitArgs),
     /// Install, remove or run the git hooks.
     Hook {
         #[command(subcommand)]
@@ -56,16 +53,12 @@ pub enum Command {
     /// Write today's findings as the baseline (.privacy-audit-baseline.json): they no
     /// longer fail scans or hooks. `--check` lists entries that match nothing any more.
     Baseline(BaselineArgs),
-    /// Set up a repository: a commented privacy-audit.toml with a team key, the
-    /// pre-commit hook and, with --baseline, a baseline of today's findings.
-    Init(InitArgs),
-    /// Print a shell completion script: `privacy-audit completions bash`.
-    Completions {
-        #[arg(value_name = "SHELL")]
-        shell: clap_complete::Shell,
-    },
-    /// Print the man page (roff): `privacy-audit man | man -l -`.
-    Man,
+    /// Check provenance only: manifests, bound hashes and hash hygiene. Same report
+    /// format as `scan`; only files that can hold hashes are read, and files they name
+    /// are hashed (once, and not again while unchanged).
+    Verify(ScanArgs),
+    /// Scan the blobs that a range of commits adds (pre-push, pre-receive, CI).
+    ScanGit(ScanGitArgs),
     /// Watch the configured folders and judge every new or changed file (systemd).
     Daemon,
     /// Audit-trail tools.
@@ -78,6 +71,13 @@ pub enum Command {
         #[command(subcommand)]
         command: RulesCommand,
     },
+    /// Print a shell completion script: `privacy-audit completions bash`.
+    Completions {
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `privacy-audit man | man -l -`.
+    Man,
 }
 
 #[derive(Debug, Args)]
