@@ -237,6 +237,14 @@ pub enum ReportCommand {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Merge JSON reports of shards scanned anywhere into one report with one summary
+    /// and one verdict (exit 0, 1 or 2 as for `scan`).
+    Merge {
+        #[arg(required = true, value_name = "REPORT.json")]
+        reports: Vec<PathBuf>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]

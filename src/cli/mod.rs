@@ -147,6 +147,9 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
     }
     let config = settings::config(cli.config.as_deref())?;
     match &cli.command {
+        Command::Report {
+            command: ReportCommand::Merge { reports, out },
+        } => scan_cmd::merge(cli, config, reports, out),
         Command::Scan(args) => scan_cmd::run(cli, config, args, Mode::Full),
         Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
         Command::Rules { command } => rules_cmd::run(config, command),

@@ -212,3 +212,38 @@ fn progress_line(progress: &Progress, done: &AtomicBool) {
     let _ = write!(err, "\r\x1b[2K");
     let _ = err.flush();
 }
+
+/// `report merge`: shards' JSON reports as one, judged as one.
+pub fn merge(
+    cli: &Cli,
+    config: Config,
+    paths: &[std::path::PathBuf],
+    out: &super::OutputArgs,
+) -> anyhow::Result<Exit> {
+    let mut reports = Vec::with_capacity(paths.len());
+    for path in paths {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
+        // serde's message can quote the input; only where it failed is said.
+        let report: Report = serde_json::from_slice(&bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "{name}: not a privacy-audit JSON report (line {}, column {})",
+                e.line(),
+                e.column()
+            )
+        })?;
+        reports.push((name, report));
+    }
+    let merged = report::merge::merge(reports)?;
+    let fail_on = out.fail_on.unwrap_or(config.scan.fail_on);
+    let rules = RuleSet::load(&config)?;
+    emit(
+        &merged,
+        out.format,
+        &rules,
+        out.output.as_deref(),
+        super::settings::Ui::of(cli),
+        report::Style::default(),
+    )?;
+    Ok(exit_for(&merged, fail_on))
+}

@@ -237,7 +237,7 @@ impl Acceptance {
             match self.judge(&f) {
                 Some((by, reason)) => report.suppressed.push(Suppressed {
                     finding: f,
-                    by,
+                    by: by.to_string(),
                     reason,
                 }),
                 None => report.findings.push(f),

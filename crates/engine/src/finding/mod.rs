@@ -144,7 +144,7 @@ impl FromStr for Confidence {
 }
 
 /// Where a finding sits, in the terms a person uses to open the file.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Location {
     /// Relative to the scanned folder (or as given for a file argument), `/`-separated.
     pub path: String,
@@ -157,12 +157,12 @@ pub struct Location {
 }
 
 /// A keyed hash of (rule id, matched value), hex encoded. See [`crate::finding::fingerprint`].
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Fingerprint(pub String);
 
 /// One violation, already safe to print: it holds no matched value in full.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub rule_id: String,
     pub category: Category,

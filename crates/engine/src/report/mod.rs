@@ -3,16 +3,17 @@
 
 pub mod human;
 pub mod json;
+pub mod merge;
 pub mod sarif;
 pub mod time;
 
 use crate::finding::Finding;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub const REPORT_SCHEMA: &str = "privacy-audit.report/v2";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
     Scanned,
@@ -20,7 +21,7 @@ pub enum FileStatus {
 }
 
 /// One file the run looked at.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileRecord {
     pub path: String,
     pub sha256: Option<String>,
@@ -28,27 +29,29 @@ pub struct FileRecord {
     pub status: FileStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// The skip means the scan is incomplete (unreadable, corrupt), not a policy choice.
-    #[serde(skip)]
+    /// The skip means the scan is incomplete (unreadable, corrupt, or a kind of file
+    /// not allowed to pass unjudged), not a policy choice; written when true so a
+    /// merged report reaches the same verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub error: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+    pub name: String,
+    pub version: String,
 }
 
 impl Default for Tool {
     fn default() -> Self {
         Tool {
-            name: "privacy-audit",
-            version: env!("CARGO_PKG_VERSION"),
+            name: "privacy-audit".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
         }
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
     pub files_scanned: usize,
     pub files_skipped: usize,
@@ -56,13 +59,13 @@ pub struct Summary {
     pub by_category: BTreeMap<String, usize>,
     pub duration_ms: u64,
     /// Findings accepted by the baseline; they do not fail the run.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub baselined: usize,
     /// Findings accepted by `[[allow]]` entries; they do not fail the run.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub allowed: usize,
     /// Findings below `min_confidence`: counted, not listed.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub below_min_confidence: usize,
 }
 
@@ -71,20 +74,20 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// A finding the run accepted on purpose, with what accepted it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Suppressed {
     #[serde(flatten)]
     pub finding: Finding,
     /// `baseline` or `allow`.
-    pub by: &'static str,
+    pub by: String,
     /// The `[[allow]]` entry's reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
-    pub schema: &'static str,
+    pub schema: String,
     pub tool: Tool,
     pub ruleset_sha256: String,
     pub started_at: String,
@@ -92,27 +95,27 @@ pub struct Report {
     pub files: Vec<FileRecord>,
     pub findings: Vec<Finding>,
     /// Accepted findings (baseline, `[[allow]]`), listed so nothing is hidden.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suppressed: Vec<Suppressed>,
     pub summary: Summary,
     /// Daemon trail: this report's place in the chain and the sha256 of the one before.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequence: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prev_report_sha256: Option<String>,
     /// Daemon: what it found of the chain itself before this report (a chain that
     /// vanished, or lost its newest reports, while the daemon's state remembered them).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trail_note: Option<String>,
     /// Daemon: files that disappeared since they were last judged (deleted or renamed).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<String>,
     /// Daemon: violating files moved out of the watched folders, and where to.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quarantined: Vec<Quarantined>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Quarantined {
     pub path: String,
     pub to: String,
@@ -149,7 +152,7 @@ impl Report {
             below_min_confidence: 0,
         };
         Report {
-            schema: REPORT_SCHEMA,
+            schema: REPORT_SCHEMA.into(),
             tool: Tool::default(),
             ruleset_sha256,
             started_at: time::rfc3339(started),
