@@ -42,6 +42,9 @@ pub struct Cli {
 pub enum Command {
     /// Scan files and folders once and print a report.
     Scan(ScanArgs),
+    /// Accept the findings of one rule at one place on purpose: appends an [[allow]]
+    /// entry (with your reason) to privacy-audit.toml that every clone honours.
+    Allow(AllowArgs),
     /// Set up a repository: a commented privacy-audit.toml with a team key, the
     /// pre-commit hook and, with --baseline, a baseline of today's findings.
     Init(InitArgs),
@@ -272,4 +275,17 @@ pub struct InitArgs {
     /// Also write a baseline of today's findings.
     #[arg(long)]
     pub baseline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AllowArgs {
+    /// Where the finding is, as the report prints it: FILE, FILE:LINE or FILE:LINE:COL.
+    #[arg(value_name = "FILE[:LINE[:COL]]")]
+    pub location: String,
+    /// The rule id the report names (e.g. email.address).
+    #[arg(long)]
+    pub rule: String,
+    /// Why it is not a leak; kept in the entry.
+    #[arg(long)]
+    pub reason: String,
 }

@@ -25,6 +25,15 @@ pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exi
     if args.check {
         return check(&scanner, &report, target.as_deref());
     }
+    let mut report = report;
+    let ignored = drop_git_ignored(&mut report, &args.paths);
+    if ignored > 0 {
+        eprintln!(
+            "privacy-audit: {ignored} finding{} in files git ignores left out: they are never \
+             committed, and the baseline is",
+            if ignored == 1 { "" } else { "s" }
+        );
+    }
     let own = target.as_deref().and_then(|t| shown_path(&args.paths, t));
     let baseline = Baseline::from_report(&report, scanner.key(), own.as_deref());
     let mut text = serde_json::to_string_pretty(&baseline)?;
@@ -66,10 +75,10 @@ fn check(
     };
     let acceptance = Acceptance::new(baseline.as_ref(), &scanner.config.allow, scanner.key())?;
     let (stale, unused) = acceptance.unmatched(report);
-    for (fingerprint, path) in &stale {
+    for (_, path) in &stale {
         println!(
-            "stale baseline entry: {path} ({})",
-            &fingerprint[..16.min(fingerprint.len())]
+            "stale baseline entry: {}",
+            crate::finding::guard::guard(path)
         );
     }
     for n in &unused {
@@ -95,7 +104,7 @@ fn shown_path(roots: &[PathBuf], target: &Path) -> Option<String> {
 
 /// A temporary file beside `path`, synced, then renamed over it: a reader (the hook
 /// of a concurrent commit) sees the old baseline or the new one, never a part.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -118,4 +127,36 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Drops the findings in files git ignores (`.env`, build output): the baseline is
+/// committed, and what it lists must be what the repository holds, not fingerprints
+/// of values that never leave this machine. Returns how many were dropped.
+fn drop_git_ignored(report: &mut crate::report::Report, roots: &[PathBuf]) -> usize {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    // Report paths start at the one folder scanned, else at the current folder.
+    let start = match roots {
+        [one] if one.is_dir() => cwd.join(one),
+        _ => cwd,
+    };
+    let Ok(repo) = git2::Repository::discover(&start) else {
+        return 0;
+    };
+    let Some(workdir) = repo.workdir().map(|w| w.to_path_buf()) else {
+        return 0;
+    };
+    let workdir = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+    let start = std::fs::canonicalize(&start).unwrap_or(start);
+    let ignored = |path: &str| {
+        let full = crate::provenance::normalize(&start.join(path));
+        full.strip_prefix(&workdir)
+            .ok()
+            .is_some_and(|rel| repo.is_path_ignored(rel).unwrap_or(false))
+    };
+    let before = report.findings.len() + report.suppressed.len();
+    report.findings.retain(|f| !ignored(&f.location.path));
+    report
+        .suppressed
+        .retain(|s| !ignored(&s.finding.location.path));
+    before - report.findings.len() - report.suppressed.len()
 }

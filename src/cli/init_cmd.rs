@@ -16,8 +16,9 @@ fn template(team_key: &str) -> String {
 
 [team]
 # Baselines and [[allow]] fingerprints are made with this key, so what one person
-# accepts holds on every clone and in CI. Not a secret: it protects nothing this
-# repository does not already hold (reports that leave a machine use its own key).
+# accepts holds on every clone and in CI. It is not a secret, and so it is only ever
+# used for values being accepted into this repository (`privacy-audit baseline`,
+# `privacy-audit allow`); reports and hook output use each machine's own key.
 key = "{team_key}"
 
 [scan]

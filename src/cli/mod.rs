@@ -1,13 +1,14 @@
 //! Command-line parsing (clap) and the resolution of flags plus config into what each
 //! command runs with. Every user-facing error surfaces here as exit code 2.
 
+mod allow_cmd;
 mod args;
 mod baseline_cmd;
 mod git_cmd;
 mod init_cmd;
 mod rules_cmd;
 mod scan_cmd;
-mod settings;
+pub mod settings;
 
 use crate::config::Config;
 use crate::error::Error;
@@ -25,8 +26,18 @@ pub enum Exit {
     Trouble = 2,
 }
 
-/// Parses arguments, runs the command and returns the process exit code.
+/// Parses the process's arguments, runs the command and returns the exit code.
 pub fn main() -> i32 {
+    main_from(std::env::args_os())
+}
+
+/// [`main`] with the arguments given (the first is the program name): what the Python
+/// package's `privacy-audit` script calls.
+pub fn main_from<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     // A bug must not look like a pass, nor print what it was holding: a panic anywhere
     // (any thread) ends the run as trouble (exit 2, which the hooks treat as "block"),
     // naming only where it happened.
@@ -37,7 +48,7 @@ pub fn main() -> i32 {
         eprintln!("privacy-audit: internal error{at}; this is a bug, and the run counts as failed");
         std::process::exit(Exit::Trouble as i32);
     }));
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -154,6 +165,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
         Command::Rules { command } => rules_cmd::run(config, command),
         Command::Baseline(args) => baseline_cmd::run(cli, config, args),
+        Command::Allow(args) => allow_cmd::run(cli, config, args),
         Command::ScanGit(_)
         | Command::Hook { .. }
         | Command::Daemon
@@ -167,7 +179,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
 }
 
 /// Moves accepted findings (baseline, `[[allow]]`) out of the failing set.
-pub(crate) fn accept(
+pub fn accept(
     report: &mut crate::report::Report,
     config: &Config,
     key: &FingerprintKey,
@@ -196,7 +208,7 @@ pub(crate) fn accept(
     Ok(())
 }
 
-pub(crate) fn load_key(cli: &Cli) -> Result<FingerprintKey, Error> {
+pub fn load_key(cli: &Cli) -> Result<FingerprintKey, Error> {
     let path = cli
         .key_file
         .clone()

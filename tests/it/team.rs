@@ -88,47 +88,66 @@ fn a_committed_baseline_holds_on_another_machine_and_in_ci() {
 }
 
 #[test]
-fn a_baseline_that_cannot_match_stops_the_run_and_says_why() {
-    // No [team] key: the baseline is this machine's, and a teammate's run must say so
-    // rather than fail every accepted finding in silence (or pass them).
+fn a_baseline_that_cannot_match_accepts_nothing_and_says_why() {
+    // No [team] key: the baseline is this machine's. A teammate's run must say so, and
+    // fail the findings it cannot accept, not pass them.
     let a = Sandbox::new();
     let repo = a.repo();
     write(&repo, "hosts.jsonl", HOST_LINE);
     run_ok(&a, &repo, &["baseline"]);
     let b = Sandbox::new();
     let out = b.bin(&repo, &["scan", ".", "--format", "json", "--no-progress"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("[team] key"), "{err}");
     assert!(err.contains("privacy-audit baseline"), "{err}");
 }
 
 #[test]
-fn an_allow_entry_named_by_the_short_fingerprint_holds_on_another_machine() {
+fn a_committed_baseline_of_another_key_does_not_jam_the_commit_that_replaces_it() {
+    let s = Sandbox::new();
+    let repo = team_repo(&s);
+    let path = repo.join(".privacy-audit-baseline.json");
+    let text = std::fs::read_to_string(&path).expect("baseline");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let wrong = text.replace(v["key_id"].as_str().expect("id"), "0123456789abcdef");
+    std::fs::write(&path, wrong).expect("write");
+    s.ok(
+        &repo,
+        &["commit", "-qam", "a baseline of another key", "--no-verify"],
+    );
+    run_ok(&s, &repo, &["baseline"]);
+    let out = s.git(&repo, &["commit", "-qam", "baseline again"]);
+    assert!(
+        out.status.success(),
+        "the fix was blocked: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_allow_entry_made_on_one_machine_holds_on_another() {
     let a = Sandbox::new();
     let repo = a.repo();
     write(&repo, "hosts.jsonl", HOST_LINE);
-    let key = "ab".repeat(32);
-    write(
-        &repo,
-        "privacy-audit.toml",
-        format!("[team]\nkey = \"{key}\"\n"),
-    );
+    run_ok(&a, &repo, &["init", "--no-hook"]);
     let human = a.bin(&repo, &["scan", "hosts.jsonl", "--no-progress"]);
     let text = String::from_utf8_lossy(&human.stdout).into_owned();
-    let fp = text
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("fp:"))
-        .unwrap_or_else(|| panic!("no fingerprint shown: {text}"))
-        .to_string();
-    assert_eq!(fp.len(), 16);
-    write(
+    assert!(text.contains("privacy-audit allow"), "{text}");
+    run_ok(
+        &a,
         &repo,
-        "privacy-audit.toml",
-        format!(
-            "[team]\nkey = \"{key}\"\n\n[[allow]]\nfingerprint = \"{fp}\"\nreason = \"a test host\"\n"
-        ),
+        &[
+            "allow",
+            "hosts.jsonl:1",
+            "--rule",
+            "hostname.internal",
+            "--reason",
+            "a test host",
+        ],
     );
+    let config = std::fs::read_to_string(repo.join("privacy-audit.toml")).expect("config");
+    assert!(config.contains("reason = \"a test host\""), "{config}");
     let b = Sandbox::new();
     let out = b.bin(
         &repo,
@@ -137,6 +156,91 @@ fn an_allow_entry_named_by_the_short_fingerprint_holds_on_another_machine() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(report["suppressed"][0]["by"], "allow");
+}
+
+#[test]
+fn no_report_carries_a_fingerprint_made_with_the_team_key() {
+    // The team key is in the repository: a fingerprint under it of a value that was
+    // blocked (and never committed) could be reversed by guessing.
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, "hosts.jsonl", HOST_LINE);
+    run_ok(&s, &repo, &["init", "--no-hook", "--baseline"]);
+    let baseline: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.join(".privacy-audit-baseline.json")).expect("b"),
+    )
+    .expect("json");
+    let team_print = baseline["findings"][0]["fingerprint"]
+        .as_str()
+        .expect("fp")
+        .to_string();
+    for format in ["human", "json", "sarif"] {
+        let out = s.bin(&repo, &["scan", ".", "--no-baseline", "--format", format]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains(&team_print[..16]),
+            "{format} shows a team fingerprint"
+        );
+    }
+}
+
+#[test]
+fn the_baseline_leaves_out_files_git_ignores() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, ".gitignore", ".env\n");
+    write(&repo, ".env", "{\"contact\": \"ion.popescu@gmail.com\"}\n");
+    write(&repo, "hosts.jsonl", HOST_LINE);
+    run_ok(&s, &repo, &["init", "--no-hook", "--baseline"]);
+    let text = std::fs::read_to_string(repo.join(".privacy-audit-baseline.json")).expect("b");
+    assert!(
+        text.contains("hosts.jsonl") && !text.contains(".env"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_baseline_that_is_a_symbolic_link_in_the_tree_is_no_baseline() {
+    // A symbolic link's blob is its target's name, which can be spelled as a whole
+    // baseline: the git doors read only regular files.
+    let s = Sandbox::new();
+    let repo = s.repo();
+    run_ok(&s, &repo, &["init"]);
+    let scratch = s.repo();
+    write(&scratch, "leak.jsonl", SECRET_LINE);
+    std::fs::copy(
+        repo.join("privacy-audit.toml"),
+        scratch.join("privacy-audit.toml"),
+    )
+    .expect("cp");
+    let made = s.bin(&scratch, &["baseline", "-o", "-"]);
+    let json = String::from_utf8_lossy(&made.stdout)
+        .trim()
+        .replace('\n', "");
+    assert!(json.contains("email.address"), "{json}");
+    std::os::unix::fs::symlink(&json, repo.join(".privacy-audit-baseline.json")).expect("ln");
+    s.ok(&repo, &["add", "-A"]);
+    s.ok(&repo, &["commit", "-qm", "setup", "--no-verify"]);
+    write(&repo, "leak.jsonl", SECRET_LINE);
+    s.ok(&repo, &["add", "leak.jsonl"]);
+    let out = s.git(&repo, &["commit", "-qm", "leak"]);
+    assert!(!out.status.success(), "a symbolic link accepted a leak");
+}
+
+#[test]
+fn baseline_check_masks_the_paths_it_names() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    run_ok(&s, &repo, &["init", "--no-hook"]);
+    let dir = "ion.popescu@gmail.com";
+    write(&repo, &format!("{dir}/x.jsonl"), HOST_LINE);
+    run_ok(&s, &repo, &["baseline"]);
+    std::fs::remove_dir_all(repo.join(dir)).expect("rm");
+    let out = s.bin(&repo, &["baseline", "--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("stale baseline entry"), "{text}");
+    assert!(!text.contains("popescu@gmail"), "{text}");
 }
 
 #[test]
@@ -179,6 +283,26 @@ fn a_file_posing_as_the_baseline_is_still_judged() {
         ],
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for hidden in [
+        "SSN 536-22-1844 at gpu-17.ml.internal".to_string(),
+        crate::util::b64(format!("{}ion.popescu@gmail.com", "x ".repeat(35_000))),
+    ] {
+        let mut posing = as_path.clone();
+        posing["findings"][0]["path"] = serde_json::Value::String(hidden);
+        write(&repo, ".privacy-audit-baseline.json", posing.to_string());
+        let out = s.bin(
+            &repo,
+            &[
+                "scan",
+                ".",
+                "--format",
+                "json",
+                "--no-progress",
+                "--no-baseline",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    }
     let as_rule = as_path
         .to_string()
         .replace("email.address", "db01.corp.internal");

@@ -129,28 +129,29 @@ impl Acceptance {
     ) -> Result<Acceptance> {
         let mut set = HashSet::new();
         if let Some(b) = baseline {
+            // A baseline that cannot match accepts nothing: its findings fail as if it
+            // were absent (never a pass), and the run says why. Not an error: a bad
+            // baseline committed once must not block the commit that replaces it.
             if b.key_id != key.shared_id() {
                 let how = if key.has_team() {
                     "this run uses the config's [team] key"
                 } else {
                     "this run uses this machine's key (the config has no [team] key)"
                 };
-                return Err(Error::invalid(
-                    "baseline",
-                    format!(
-                        "made with fingerprint key {}, but {how}, whose id is {}: its entries \
-                         cannot match. Re-run `privacy-audit baseline` (with the [team] key \
-                         that `privacy-audit init` writes, a baseline holds on every clone)",
-                        b.key_id,
-                        key.shared_id()
-                    ),
-                ));
+                tracing::warn!(
+                    "the baseline was made with fingerprint key {}, but {how} ({}): it accepts \
+                     nothing. Re-run `privacy-audit baseline` and commit it (with the [team] key \
+                     that `privacy-audit init` writes, a baseline holds on every clone)",
+                    crate::finding::guard::guard(&b.key_id),
+                    key.shared_id()
+                );
+            } else {
+                set.extend(
+                    b.findings
+                        .iter()
+                        .map(|e| (e.fingerprint.to_ascii_lowercase(), e.path.clone())),
+                );
             }
-            set.extend(
-                b.findings
-                    .iter()
-                    .map(|e| (e.fingerprint.clone(), e.path.clone())),
-            );
         }
         let mut rules = Vec::new();
         for a in allow {

@@ -37,7 +37,7 @@ impl<'r> Source<'r> {
             .as_ref()?
             .get_path(repo_path(path))
             .ok()
-            .filter(|e| e.kind() == Some(ObjectType::Blob))
+            .filter(regular_file)
             .map(|e| e.id())
     }
 
@@ -51,7 +51,7 @@ impl<'r> Source<'r> {
             .and_then(|o| o.into_tree().ok())
             .map(|t| {
                 t.iter()
-                    .filter(|e| e.kind() == Some(ObjectType::Blob))
+                    .filter(regular_file)
                     .map(|e| (e.name_bytes().to_vec(), e.id()))
                     .collect()
             })
@@ -60,6 +60,12 @@ impl<'r> Source<'r> {
         out.sort();
         out
     }
+}
+
+/// A file git stores as content: never a symbolic link, whose blob is its target's
+/// name (which could be spelled as a whole config or baseline) rather than a file.
+fn regular_file(e: &git2::TreeEntry<'_>) -> bool {
+    e.kind() == Some(ObjectType::Blob) && matches!(e.filemode(), 0o100644 | 0o100755)
 }
 
 fn text_of(repo: &Repository, id: Oid, origin: &str) -> Result<String> {

@@ -49,14 +49,12 @@ pub fn write(
             (Some(l), None) => format!("{}:{l}", f.location.path),
             _ => f.location.path.clone(),
         };
-        // The short fingerprint is what an `[[allow]]` entry names.
         writeln!(
             out,
-            "  {pos}  {}  {}  {}  {}",
+            "  {pos}  {}  {}  {}",
             paint.severity(f.severity),
             f.category,
-            paint.wrap("2", &f.rule_id),
-            paint.wrap("2", &format!("fp:{}", short(&f.shared.0)))
+            paint.wrap("2", &f.rule_id)
         )?;
         writeln!(out, "      {}", f.message)?;
         match f.location.json_pointer.as_deref() {
@@ -139,15 +137,10 @@ pub fn write(
     if !report.findings.is_empty() {
         writeln!(
             out,
-            "A finding that is not a leak: accept it with an [[allow]] entry (fingerprint or \
-             path + rule, with a reason) or `privacy-audit baseline`; tune a rule with its \
-             `allow` patterns."
+            "A finding that is not a leak: accept it on purpose with `privacy-audit allow \
+             FILE:LINE --rule RULE --reason WHY` (an [[allow]] entry every clone honours), \
+             or all of today's with `privacy-audit baseline`."
         )?;
     }
     Ok(())
-}
-
-/// The first 16 hex digits of a fingerprint: enough for `[[allow]]` to name it.
-fn short(fingerprint: &str) -> &str {
-    fingerprint.get(..16).unwrap_or(fingerprint)
 }

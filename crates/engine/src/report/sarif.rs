@@ -62,7 +62,7 @@ pub fn to_value(report: &Report, rules: &dyn Catalog, style: &super::Style) -> V
                 "level": level(f.severity),
                 "message": {"text": format!("{}: {}", f.message, f.excerpt)},
                 "locations": [{"physicalLocation": physical}],
-                "partialFingerprints": {"privacyAudit/v1": f.shared.0},
+                "partialFingerprints": {"privacyAudit/v1": location_hash(f)},
                 "properties": {
                     "category": f.category.as_str(),
                     "severity": f.severity.as_str(),
@@ -132,4 +132,24 @@ pub fn write(
 ) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &to_value(report, rules, style))?;
     out.write_all(b"\n")
+}
+
+/// What lets code scanning follow one alert from run to run: a hash of what the report
+/// already shows (rule, path, pointer, masked excerpt), the same on every machine. No
+/// keyed fingerprint of the value: under the machine key it changes per CI runner,
+/// and under the team key, which the repository holds, it could be reversed by
+/// guessing for a value that was blocked and never committed.
+fn location_hash(f: &crate::finding::Finding) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [
+        f.rule_id.as_str(),
+        f.location.path.as_str(),
+        f.location.json_pointer.as_deref().unwrap_or(""),
+        f.excerpt.as_str(),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    crate::hex::encode(&h.finalize())
 }

@@ -1,33 +1,43 @@
 //! The baseline file in a scanned tree. Read as text, its rule ids would be flagged
-//! (`hostname.internal` reads as a host name) and a teammate could not commit it; left
-//! unread, it would be a place to hide a value. So a file with the configured
-//! baseline's name that is *exactly* a baseline (see [`Baseline::recognise`]: only hex,
-//! this run's rule ids and paths) has its paths judged as file names are, and nothing
-//! else in it can carry a value. Anything less exact is scanned like any other file.
+//! (`hostname.internal` reads as a host name) and a teammate could not commit it. So a
+//! file with the configured baseline's name that is *exactly* a baseline (see
+//! [`Baseline::recognise`]: its only free text is the `path` of each entry) is scanned
+//! like any file, then the findings on its checked fields (the schema, the key id, each
+//! entry's hex fingerprint and known rule id) are dropped. Its paths keep every rule,
+//! decoding layer and budget a file gets; anything less exact keeps every finding.
 
 use super::Scanner;
-use crate::finding::{Finding, Location};
+use crate::finding::Finding;
 use crate::judge::Baseline;
 
-/// The findings of `text` when it is this run's baseline file; `None` otherwise.
-pub(super) fn judge(scanner: &Scanner, rel: &str, name: &str, text: &[u8]) -> Option<Vec<Finding>> {
-    let baseline_name = scanner.config.scan.baseline.file_name()?;
-    if baseline_name.as_encoded_bytes() != name.as_bytes() {
-        return None;
-    }
-    let baseline = Baseline::recognise(text, |id| scanner.rules.get(id).is_some())?;
-    let mut found = Vec::new();
-    for (i, entry) in baseline.findings.iter().enumerate() {
-        for mut f in scanner.check_name(&entry.path).findings {
-            f.location = Location {
-                path: rel.to_string(),
-                line: None,
-                column: None,
-                json_pointer: Some(format!("/findings/{i}/path")),
-            };
-            f.message = format!("{} (in a path the baseline lists)", f.message);
-            found.push(f);
-        }
-    }
-    Some(found)
+/// Whether `text`, read as a file named `name`, is exactly a baseline of this run.
+pub(super) fn recognised(scanner: &Scanner, name: &str, text: &[u8]) -> bool {
+    let Some(baseline_name) = scanner.config.scan.baseline.file_name() else {
+        return false;
+    };
+    baseline_name.as_encoded_bytes() == name.as_bytes()
+        && Baseline::recognise(text, |id| scanner.rules.get(id).is_some()).is_some()
+}
+
+/// Drops the findings a recognised baseline's checked fields raise.
+pub(super) fn keep_path_findings(findings: &mut Vec<Finding>) {
+    findings.retain(|f| {
+        let Some(pointer) = f.location.json_pointer.as_deref() else {
+            return true;
+        };
+        !(pointer == "/schema" || pointer == "/key_id" || checked_entry_field(pointer))
+    });
+}
+
+/// `/findings/N/rule_id` or `/findings/N/fingerprint`.
+fn checked_entry_field(pointer: &str) -> bool {
+    let Some(rest) = pointer.strip_prefix("/findings/") else {
+        return false;
+    };
+    let Some((index, field)) = rest.split_once('/') else {
+        return false;
+    };
+    !index.is_empty()
+        && index.bytes().all(|b| b.is_ascii_digit())
+        && matches!(field, "rule_id" | "fingerprint")
 }

@@ -189,6 +189,20 @@ impl Scanner {
         Ok(self.assemble(rx, started, clock))
     }
 
+    /// The files a scan of folder `root` reads, by report path, in order: what a
+    /// pipeline splits into shards for [`Scanner::scan_files`].
+    pub fn list_files(&self, root: &Path) -> Vec<String> {
+        let found = std::sync::Mutex::new(Vec::new());
+        crate::source::walk::walk(&[root.to_path_buf()], &self.excludes, self.threads, &|e| {
+            if let Entry::File { rel, .. } = e {
+                found.lock().unwrap_or_else(|p| p.into_inner()).push(rel);
+            }
+        });
+        let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        found.sort();
+        found
+    }
+
     /// Scans the given files (disk path, report path, the root claims may not leave), in
     /// parallel, with the same verification as [`Scanner::scan_paths`]: the daemon's
     /// batches.

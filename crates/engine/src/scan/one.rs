@@ -174,14 +174,10 @@ impl Scanner {
         text: &[u8],
         depth: u8,
     ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
+        let baseline = depth == 0 && baseline_file::recognised(self, name, text);
         // A byte order mark or a NUL anywhere is a claim about the bytes that the bytes
         // need not keep (`\xff\xfe` before ASCII; UTF-16 past the first 8 KiB): the
         // file is also read with NULs dropped, and what that reading adds is kept.
-        if depth == 0
-            && let Some(found) = baseline_file::judge(self, scanner.rel(), name, text)
-        {
-            return (found, Vec::new(), None);
-        }
         let kind = sniff::sniff(text);
         let second = sniff::needs_second_reading(kind, text).then(|| scanner.plain_copy());
         let (mut findings, claims, note) = self.judge_first(scanner, name, text, kind, depth);
@@ -195,6 +191,9 @@ impl Scanner {
                 more.into_iter()
                     .filter(|f| !seen.contains(&(f.rule_id.clone(), f.fingerprint.0.clone()))),
             );
+        }
+        if baseline {
+            baseline_file::keep_path_findings(&mut findings);
         }
         (findings, claims, note)
     }

@@ -1,0 +1,166 @@
+//! The native half of the `privacy_audit` Python package (`privacy_audit._native`).
+//! It hands Python what the binary would print, as JSON text: the same findings, masked
+//! the same way, because they are the same serialisation. Settings (config discovery,
+//! the fingerprint key, the hash cache) are resolved as the CLI resolves them.
+
+use privacy_audit::cli::{self, AcceptArgs, settings};
+use privacy_audit::config::Config;
+use privacy_audit::finding::fingerprint::FingerprintKey;
+use privacy_audit::judge::{Verdict, verdict};
+use privacy_audit::report::Report;
+use privacy_audit::scan::Scanner;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+pyo3::create_exception!(
+    _native,
+    PrivacyAuditError,
+    PyException,
+    "A file, config or report privacy-audit could not judge; the message is the CLI's."
+);
+
+fn err(e: impl std::fmt::Display) -> PyErr {
+    PrivacyAuditError::new_err(e.to_string())
+}
+
+/// The exit code the CLI would give this report: 0 clean, 1 findings, 2 not judged.
+fn exit_code(report: &Report, config: &Config) -> i32 {
+    match verdict(report, config.scan.fail_on) {
+        Verdict::Clean => 0,
+        Verdict::Findings => 1,
+        Verdict::Incomplete => 2,
+    }
+}
+
+/// Rules, config and key loaded once; shared by every call and every thread.
+#[pyclass(frozen, module = "privacy_audit._native")]
+struct NativeScanner {
+    scanner: Scanner,
+}
+
+#[pymethods]
+impl NativeScanner {
+    #[new]
+    #[pyo3(signature = (config = None))]
+    fn new(config: Option<PathBuf>) -> PyResult<Self> {
+        let config = settings::config(config.as_deref()).map_err(err)?;
+        let key_file = settings::key_file()
+            .ok_or_else(|| err("no fingerprint key location: set HOME or XDG_DATA_HOME"))?;
+        let key = FingerprintKey::load_or_create(&key_file).map_err(err)?;
+        let mut scanner = Scanner::from_config(config, key).map_err(err)?;
+        if let Some(file) = settings::cache_file() {
+            scanner = scanner.with_cache(privacy_audit::provenance::cache::HashCache::open(file));
+        }
+        Ok(NativeScanner { scanner })
+    }
+
+    /// The findings of `data` read as a file named `name` (its name picks the format),
+    /// as a JSON list. Content that could not be judged raises.
+    fn scan_bytes(&self, py: Python<'_>, name: &str, data: Vec<u8>) -> PyResult<String> {
+        py.detach(|| {
+            let outcome = self.scanner.scan_blob(name, data);
+            if outcome.record.error {
+                return Err(err(format!(
+                    "{}: could not be judged: {}",
+                    outcome.record.path,
+                    outcome.record.reason.as_deref().unwrap_or("unknown")
+                )));
+            }
+            let min = self.scanner.config.scan.min_confidence;
+            let findings: Vec<_> = outcome
+                .findings
+                .into_iter()
+                .filter(|f| f.confidence >= min)
+                .collect();
+            serde_json::to_string(&findings).map_err(err)
+        })
+    }
+
+    /// `privacy-audit scan PATH --format json`: the report and the exit code.
+    fn scan_path(&self, py: Python<'_>, path: PathBuf) -> PyResult<(String, i32)> {
+        py.detach(|| {
+            let report = self.scanner.scan_paths(&[path], None).map_err(err)?;
+            self.finish(report)
+        })
+    }
+
+    /// The files a scan of folder `root` would read, by report path.
+    fn list_files(&self, py: Python<'_>, root: PathBuf) -> Vec<String> {
+        py.detach(|| self.scanner.list_files(&root))
+    }
+
+    /// Scans `rels` (report paths under `root`, as `list_files` gives them): one shard
+    /// of a scan of `root`, to be merged with the others.
+    fn scan_files(
+        &self,
+        py: Python<'_>,
+        root: PathBuf,
+        rels: Vec<String>,
+    ) -> PyResult<(String, i32)> {
+        py.detach(|| {
+            let items: Vec<_> = rels
+                .into_iter()
+                .map(|rel| (root.join(&rel), rel, root.clone()))
+                .collect();
+            let report = self.scanner.scan_files(&items);
+            self.finish(report)
+        })
+    }
+}
+
+impl NativeScanner {
+    /// Baseline, `[[allow]]` and `min_confidence`, as `scan` applies them.
+    fn finish(&self, mut report: Report) -> PyResult<(String, i32)> {
+        let accept = AcceptArgs {
+            baseline: None,
+            no_baseline: false,
+            min_confidence: None,
+        };
+        let config = &self.scanner.config;
+        cli::accept(&mut report, config, self.scanner.key(), &accept).map_err(err)?;
+        let code = exit_code(&report, config);
+        Ok((serde_json::to_string(&report).map_err(err)?, code))
+    }
+}
+
+/// Reports (JSON texts, with names for errors) merged as `privacy-audit report merge`.
+#[pyfunction]
+#[pyo3(signature = (reports, config = None))]
+fn merge_reports(
+    reports: Vec<(String, String)>,
+    config: Option<PathBuf>,
+) -> PyResult<(String, i32)> {
+    let config = settings::config(config.as_deref()).map_err(err)?;
+    let mut parsed = Vec::with_capacity(reports.len());
+    for (name, text) in reports {
+        let report: Report = serde_json::from_str(&text).map_err(|e| {
+            err(format!(
+                "{name}: not a privacy-audit JSON report (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        parsed.push((name, report));
+    }
+    let merged = privacy_audit::report::merge::merge(parsed).map_err(err)?;
+    let code = exit_code(&merged, &config);
+    Ok((serde_json::to_string(&merged).map_err(err)?, code))
+}
+
+/// The `privacy-audit` command: `argv` as the process would see it (program name
+/// first); returns the exit code.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    py.detach(|| cli::main_from(argv))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeScanner>()?;
+    m.add_function(wrap_pyfunction!(merge_reports, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add("PrivacyAuditError", m.py().get_type::<PrivacyAuditError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
