@@ -200,7 +200,7 @@ fn explain_block(
     crate::report::render(report, Format::Human, rules, &style, &mut err)?;
     eprintln!(
         "\nprivacy-audit: this {action} is blocked. Fix each finding above, or accept it on purpose:\n  \
-         - an [[allow]] entry in privacy-audit.toml (fingerprint, or path + rule) with a reason\n  \
+         - `privacy-audit allow FILE:LINE --rule RULE --reason WHY` for one finding\n  \
          - `privacy-audit baseline` to accept every current finding (.privacy-audit-baseline.json)\n\
          Either is read from the commit the changes start from: commit it on its own first."
     );

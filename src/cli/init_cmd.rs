@@ -33,11 +33,12 @@ org_domains = []
 # Files of client names, code names and user names (one a line) that must not appear.
 denylist_files = []
 
-# Accept one finding on purpose, with a reason; its fingerprint is the one the report
-# shows (16 hex digits are enough):
+# Accept one finding on purpose: `privacy-audit allow FILE:LINE --rule RULE --reason WHY`
+# appends an [[allow]] entry here. By hand, a rule within a path glob:
 # [[allow]]
-# fingerprint = "0123456789abcdef"
-# reason = "a public test fixture"
+# path = "fixtures/**"
+# rule = "email.address"
+# reason = "public test fixtures"
 "#
     )
 }

@@ -69,12 +69,11 @@ impl Baseline {
     /// baseline, and is scanned like any other file.
     pub fn recognise(text: &[u8], known_rule: impl Fn(&str) -> bool) -> Option<Baseline> {
         let b: Baseline = serde_json::from_slice(text).ok()?;
-        let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|c| c.is_ascii_hexdigit());
         let ok = b.schema == BASELINE_SCHEMA
-            && hex(&b.key_id, 16)
+            && is_hex(&b.key_id, 16)
             && b.findings
                 .iter()
-                .all(|e| hex(&e.fingerprint, 64) && known_rule(&e.rule_id));
+                .all(|e| is_hex(&e.fingerprint, 64) && known_rule(&e.rule_id));
         ok.then_some(b)
     }
 
@@ -142,7 +141,11 @@ impl Acceptance {
                     "the baseline was made with fingerprint key {}, but {how} ({}): it accepts \
                      nothing. Re-run `privacy-audit baseline` and commit it (with the [team] key \
                      that `privacy-audit init` writes, a baseline holds on every clone)",
-                    crate::finding::guard::guard(&b.key_id),
+                    if is_hex(&b.key_id, 16) {
+                        b.key_id.as_str()
+                    } else {
+                        "(not a key id)"
+                    },
                     key.shared_id()
                 );
             } else {
@@ -266,4 +269,8 @@ pub fn verdict(report: &Report, fail_on: Severity) -> Verdict {
     } else {
         Verdict::Clean
     }
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|c| c.is_ascii_hexdigit())
 }

@@ -1,0 +1,171 @@
+"""privacy-audit: a privacy gate for LLM-evaluation datasets.
+
+Finds full local paths, internal host names, e-mail addresses, credentials, IPs,
+personal data and operator-listed names in JSON, JSONL, gzip and text, and checks
+recorded sha256 hashes. Every value a finding shows is masked exactly as in the
+command's reports: nothing returned here holds a matched value in full.
+
+    scanner = Scanner()                      # rules and config loaded once
+    scanner.scan_bytes("case.jsonl", data)   # -> list[Finding]
+    scanner.scan_record({"note": "..."})     # -> list[Finding]
+    scanner.scan_path("data/")               # -> Report
+
+Scanning releases the GIL, so threads scan in parallel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._native import PrivacyAuditError
+
+__all__ = ["Finding", "PrivacyAuditError", "Report", "Scanner", "merge_reports"]
+__version__ = _native.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation, with its value masked; the fields of a report's finding."""
+
+    rule_id: str
+    category: str
+    severity: str
+    confidence: str
+    path: str
+    line: Optional[int]
+    column: Optional[int]
+    json_pointer: Optional[str]
+    excerpt: str
+    fingerprint: str
+    message: str
+    commit: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: dict) -> "Finding":
+        return cls(
+            rule_id=d["rule_id"],
+            category=d["category"],
+            severity=d["severity"],
+            confidence=d["confidence"],
+            path=d["path"],
+            line=d.get("line"),
+            column=d.get("column"),
+            json_pointer=d.get("json_pointer"),
+            excerpt=d["excerpt"],
+            fingerprint=d["fingerprint"],
+            message=d["message"],
+            commit=d.get("commit"),
+        )
+
+    def to_dict(self) -> dict:
+        """The finding as a report lists it."""
+        d = asdict(self)
+        if d["commit"] is None:
+            del d["commit"]
+        return d
+
+
+class Report:
+    """A scan's report (the JSON `privacy-audit scan --format json` prints) and the exit
+    code the command would give: 0 clean, 1 findings, 2 something not judged."""
+
+    def __init__(self, data: dict, exit_code: int) -> None:
+        self._data = data
+        self.exit_code = exit_code
+
+    @property
+    def findings(self) -> List[Finding]:
+        return [Finding._from(f) for f in self._data["findings"]]
+
+    @property
+    def summary(self) -> dict:
+        return json.loads(json.dumps(self._data["summary"]))
+
+    @property
+    def files(self) -> List[dict]:
+        return json.loads(json.dumps(self._data["files"]))
+
+    def to_dict(self) -> dict:
+        return json.loads(json.dumps(self._data))
+
+    def to_json(self) -> str:
+        return json.dumps(self._data, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        s = self._data["summary"]
+        return (
+            f"Report(files_scanned={s['files_scanned']}, findings={s['findings']}, "
+            f"exit_code={self.exit_code})"
+        )
+
+
+class Scanner:
+    """Rules, config and fingerprint key loaded once, shared by every call and thread.
+
+    `config` is a privacy-audit.toml; without one it is found as the command finds it
+    (the nearest privacy-audit.toml up to the repository root, then the user's).
+    """
+
+    def __init__(self, config: Optional[PathLike] = None) -> None:
+        self._config = os.fspath(config) if config is not None else None
+        self._native = _native.NativeScanner(self._config)
+
+    def __reduce__(self):
+        # Sent to another process (Dask, datasets.map), a scanner is rebuilt there
+        # from its config: rules compile once per process.
+        return (Scanner, (self._config,))
+
+    def scan_bytes(self, name: str, data: bytes) -> List[Finding]:
+        """Findings of `data` read as a file called `name`: the name picks the format
+        (JSON, JSONL, gzip, text). Raises PrivacyAuditError for content it could not
+        judge (a corrupt gzip, a binary file): never an empty list for it."""
+        text = self._native.scan_bytes(name, bytes(data))
+        return [Finding._from(f) for f in json.loads(text)]
+
+    def scan_record(self, record: Mapping[str, Any], name: str = "") -> List[Finding]:
+        """Findings of one record, read as JSON (`name` defaults to record.json)."""
+        # Any mapping (a `datasets` row, a pandas row's dict) is read as its dict.
+        data = json.dumps(dict(record), ensure_ascii=False).encode("utf-8")
+        return self.scan_bytes(name or "record.json", data)
+
+    def scan_path(self, path: PathLike) -> Report:
+        """`privacy-audit scan PATH`: a file or a folder, baseline and [[allow]] honoured."""
+        text, code = self._native.scan_path(os.fspath(path))
+        return Report(json.loads(text), code)
+
+    def list_files(self, root: PathLike) -> List[str]:
+        """The files a scan of folder `root` reads, by report path: split them into
+        shards for `scan_files`."""
+        return list(self._native.list_files(os.fspath(root)))
+
+    def scan_files(self, root: PathLike, files: Sequence[str]) -> Report:
+        """One shard of a scan of `root`: `files` as `list_files` names them. Shards
+        merged with `merge_reports` give the report of a scan of the whole folder."""
+        text, code = self._native.scan_files(os.fspath(root), list(files))
+        return Report(json.loads(text), code)
+
+
+def merge_reports(
+    reports: Iterable[Union[Report, dict, str]], config: Optional[PathLike] = None
+) -> Report:
+    """Shards' reports as one: one file list, one summary, one exit code
+    (`privacy-audit report merge`). Reports made with other rules are refused."""
+    named: List[Tuple[str, str]] = []
+    for i, r in enumerate(reports):
+        if isinstance(r, Report):
+            text = r.to_json()
+        elif isinstance(r, dict):
+            text = json.dumps(r, ensure_ascii=False)
+        else:
+            text = r
+        named.append((f"report #{i + 1}", text))
+    text, code = _native.merge_reports(named, os.fspath(config) if config is not None else None)
+    return Report(json.loads(text), code)
+
+

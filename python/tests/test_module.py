@@ -1,0 +1,137 @@
+"""The module against the binary: same findings, same masking; nothing visible in
+Python holds a value in full; errors are exceptions with the command's messages; the
+GIL is released while scanning."""
+
+import gzip
+import json
+import pickle
+import threading
+
+import pytest
+
+import privacy_audit as pa
+from conftest import REALDATA, SAMPLE, cli_json, timeless
+
+EMAIL = "ion.popescu@gmail.com"
+AWS = "AKIAZ7QW3RT5YU2IOPLM"
+HOST = "gpu-07.corp.internal"
+PLANTED = [EMAIL, AWS, HOST, "/home/ionpopescu/runs"]
+
+
+def test_scan_path_equals_the_binary_on_the_sample_dataset():
+    report = pa.Scanner().scan_path(SAMPLE)
+    expected, code = cli_json("scan", str(SAMPLE))
+    assert report.exit_code == code == 1
+    assert timeless(report.to_dict()) == timeless(expected)
+
+
+@pytest.mark.skipif(not REALDATA.is_dir(), reason="shared/realdata is not beside the repository")
+def test_scan_path_equals_the_binary_on_real_data():
+    report = pa.Scanner().scan_path(REALDATA)
+    expected, code = cli_json("scan", str(REALDATA))
+    assert report.exit_code == code
+    assert timeless(report.to_dict()) == timeless(expected)
+    assert len(report.findings) > 100
+
+
+def test_scan_bytes_reads_the_format_from_the_name(tmp_path):
+    line = json.dumps({"note": f"mail {EMAIL}", "host": HOST}) + "\n"
+    s = pa.Scanner()
+    plain = s.scan_bytes("cases.jsonl", line.encode())
+    zipped = s.scan_bytes("cases.jsonl.gz", gzip.compress(line.encode()))
+    assert {f.rule_id for f in plain} == {"email.address", "hostname.internal"}
+    assert [f.to_dict() for f in zipped] == [
+        {**f.to_dict(), "path": "cases.jsonl.gz"} for f in plain
+    ]
+    (tmp_path / "cases.jsonl").write_text(line)
+    expected, _ = cli_json("scan", str(tmp_path / "cases.jsonl"))
+    assert [f["excerpt"] for f in expected["findings"]] == [f.excerpt for f in plain]
+    assert [f["fingerprint"] for f in expected["findings"]] == [f.fingerprint for f in plain]
+
+
+def test_scan_record_and_the_finding_object():
+    (f,) = pa.Scanner().scan_record({"contact": EMAIL}, name="case-7.json")
+    assert (f.rule_id, f.path, f.json_pointer, f.line) == ("email.address", "case-7.json", "/contact", 1)
+    with pytest.raises(Exception):
+        f.rule_id = "x"  # frozen
+    assert pa.Finding(**f.to_dict()) == f
+
+
+def test_nothing_python_can_see_holds_a_value_in_full(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    record = {"note": f"mail {EMAIL} from {HOST}", "key": AWS, "path": "/home/ionpopescu/runs/a.json"}
+    (data / "a.jsonl").write_text(json.dumps(record) + "\n")
+    s = pa.Scanner()
+    seen = []
+    for f in s.scan_record(record) + s.scan_path(data).findings:
+        seen += [repr(f), json.dumps(f.to_dict()), *map(str, f.to_dict().values())]
+    report = s.scan_path(data)
+    seen += [report.to_json(), repr(report), json.dumps(report.summary)]
+    for bad in [b"\x1f\x8b\x08\x00" + AWS.encode()]:
+        with pytest.raises(pa.PrivacyAuditError) as e:
+            s.scan_bytes(f"{AWS}.json.gz", bad)
+        seen.append(str(e.value))
+    assert seen
+    for text in seen:
+        for value in PLANTED:
+            assert value not in text, text
+
+
+def test_errors_are_exceptions_with_the_commands_message(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[scan]\nfail_on = 3\n")
+    with pytest.raises(pa.PrivacyAuditError) as e:
+        pa.Scanner(bad)
+    assert str(bad) in str(e.value) and "line 2" in str(e.value)
+    with pytest.raises(pa.PrivacyAuditError) as e:
+        pa.Scanner().scan_path(tmp_path / "nope")
+    assert str(e.value).count("No such file") == 1
+
+
+def test_a_scanner_travels_to_another_process():
+    s = pickle.loads(pickle.dumps(pa.Scanner()))
+    assert s.scan_record({"contact": EMAIL})
+
+
+def test_the_gil_is_released_while_scanning():
+    # A large input keeps the native scan busy; a Python thread must keep running
+    # meanwhile, which it cannot while the scan holds the GIL.
+    line = json.dumps({"text": "plain words and numbers 12345 " * 40}) + "\n"
+    data = (line * 40_000).encode()
+    s = pa.Scanner()
+    done = threading.Event()
+    ticks = 0
+
+    def scan():
+        s.scan_bytes("big.jsonl", data)
+        done.set()
+
+    t = threading.Thread(target=scan)
+    t.start()
+    while not done.is_set():
+        ticks += 1
+    t.join()
+    assert ticks > 10_000
+
+
+def test_merged_shards_equal_one_scan():
+    s = pa.Scanner()
+    files = s.list_files(SAMPLE)
+    shards = [s.scan_files(SAMPLE, files[i::2]) for i in range(2)]
+    merged = pa.merge_reports(shards)
+    whole = s.scan_path(SAMPLE)
+    assert merged.exit_code == whole.exit_code == 1
+    assert timeless(merged.to_dict()) == timeless(whole.to_dict())
+
+
+def test_the_command_is_installed_with_the_package():
+    import pathlib
+    import subprocess
+    import sys
+
+    # pip puts the script beside the interpreter it installed for.
+    script = pathlib.Path(sys.executable).parent / "privacy-audit"
+    assert script.exists()
+    out = subprocess.run([str(script), "scan", str(SAMPLE), "--quiet"], check=False)
+    assert out.returncode == 1
