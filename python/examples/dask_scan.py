@@ -21,10 +21,11 @@ _SCANNER: Optional[pa.Scanner] = None
 
 
 def _scan_shard(root: str, files: List[str]) -> str:
-    # One scanner per worker process: rules compile once, not once per task.
+    # One scanner per worker process: rules compile once, not once per task; one
+    # thread each, since the cluster gives each task its core.
     global _SCANNER
     if _SCANNER is None:
-        _SCANNER = pa.Scanner()
+        _SCANNER = pa.Scanner(threads=1)
     return _SCANNER.scan_files(root, files).to_json()
 
 

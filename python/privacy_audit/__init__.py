@@ -110,16 +110,19 @@ class Scanner:
 
     `config` is a privacy-audit.toml; without one it is found as the command finds it
     (the nearest privacy-audit.toml up to the repository root, then the user's).
+    `threads` bounds the threads a folder scan uses (default: every core); a pipeline
+    that runs one task per core gives 1.
     """
 
-    def __init__(self, config: Optional[PathLike] = None) -> None:
+    def __init__(self, config: Optional[PathLike] = None, threads: Optional[int] = None) -> None:
         self._config = os.fspath(config) if config is not None else None
-        self._native = _native.NativeScanner(self._config)
+        self._threads = threads
+        self._native = _native.NativeScanner(self._config, threads)
 
     def __reduce__(self):
         # Sent to another process (Dask, datasets.map), a scanner is rebuilt there
         # from its config: rules compile once per process.
-        return (Scanner, (self._config,))
+        return (Scanner, (self._config, self._threads))
 
     def scan_bytes(self, name: str, data: bytes) -> List[Finding]:
         """Findings of `data` read as a file called `name`: the name picks the format

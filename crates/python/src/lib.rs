@@ -42,8 +42,8 @@ struct NativeScanner {
 #[pymethods]
 impl NativeScanner {
     #[new]
-    #[pyo3(signature = (config = None))]
-    fn new(config: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (config = None, threads = None))]
+    fn new(config: Option<PathBuf>, threads: Option<usize>) -> PyResult<Self> {
         let config = settings::config(config.as_deref()).map_err(err)?;
         let key_file = settings::key_file()
             .ok_or_else(|| err("no fingerprint key location: set HOME or XDG_DATA_HOME"))?;
@@ -51,6 +51,9 @@ impl NativeScanner {
         let mut scanner = Scanner::from_config(config, key).map_err(err)?;
         if let Some(file) = settings::cache_file() {
             scanner = scanner.with_cache(privacy_audit::provenance::cache::HashCache::open(file));
+        }
+        if let Some(n) = threads {
+            scanner = scanner.with_threads(n.max(1));
         }
         Ok(NativeScanner { scanner })
     }
