@@ -114,15 +114,26 @@ class Scanner:
     that runs one task per core gives 1.
     """
 
-    def __init__(self, config: Optional[PathLike] = None, threads: Optional[int] = None) -> None:
-        self._config = os.fspath(config) if config is not None else None
+    def __init__(
+        self,
+        config: Optional[PathLike] = None,
+        threads: Optional[int] = None,
+        *,
+        _discover: bool = True,
+    ) -> None:
+        path = os.path.abspath(os.fspath(config)) if config is not None else None
         self._threads = threads
-        self._native = _native.NativeScanner(self._config, threads)
+        self._native = _native.NativeScanner(path, threads, _discover)
+        # The config actually used (found or given), absolute: what another process
+        # must load to judge the same way, whatever folder it runs in.
+        found = self._native.config_path()
+        self._config = os.path.abspath(found) if found is not None else None
 
     def __reduce__(self):
-        # Sent to another process (Dask, datasets.map), a scanner is rebuilt there
-        # from its config: rules compile once per process.
-        return (Scanner, (self._config, self._threads))
+        # Sent to another process (Dask, datasets.map), a scanner is rebuilt there from
+        # the config this one used, or the defaults if it used none: never from a
+        # lookup in the receiving process's folder.
+        return (_rebuild, (self._config, self._threads))
 
     def scan_bytes(self, name: str, data: bytes) -> List[Finding]:
         """Findings of `data` read as a file called `name`: the name picks the format
@@ -133,8 +144,11 @@ class Scanner:
 
     def scan_record(self, record: Mapping[str, Any], name: str = "") -> List[Finding]:
         """Findings of one record, read as JSON (`name` defaults to record.json)."""
-        # Any mapping (a `datasets` row, a pandas row's dict) is read as its dict.
-        data = json.dumps(dict(record), ensure_ascii=False).encode("utf-8")
+        # Any mapping (a `datasets` row, a pandas row's dict) is read as its dict; what
+        # JSON cannot hold is read as its text (timestamps, bytes), a missing number
+        # (NaN) as null.
+        text = json.dumps(_plain(dict(record)), ensure_ascii=False, default=str, allow_nan=False)
+        data = text.encode("utf-8", "surrogatepass")
         return self.scan_bytes(name or "record.json", data)
 
     def scan_path(self, path: PathLike) -> Report:
@@ -143,15 +157,32 @@ class Scanner:
         return Report(json.loads(text), code)
 
     def list_files(self, root: PathLike) -> List[str]:
-        """The files a scan of folder `root` reads, by report path: split them into
-        shards for `scan_files`."""
-        return list(self._native.list_files(os.fspath(root)))
+        """The files a scan of folder `root` reads, relative to it, named as the file
+        system names them (as `os.listdir` would): split them into shards for
+        `scan_files`. A folder the walk could not read raises, rather than leaving its
+        files out of the plan."""
+        return [os.fspath(p) for p in self._native.list_files(os.fspath(root))]
 
     def scan_files(self, root: PathLike, files: Sequence[str]) -> Report:
         """One shard of a scan of `root`: `files` as `list_files` names them. Shards
-        merged with `merge_reports` give the report of a scan of the whole folder."""
+        merged with `merge_reports` give the report of a scan of the whole folder. A
+        name that is absolute, holds `..`, is missing or names a folder raises."""
         text, code = self._native.scan_files(os.fspath(root), list(files))
         return Report(json.loads(text), code)
+
+
+def _rebuild(config: Optional[str], threads: Optional[int]) -> "Scanner":
+    return Scanner(config, threads, _discover=config is not None)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def merge_reports(

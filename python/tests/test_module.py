@@ -135,3 +135,53 @@ def test_the_command_is_installed_with_the_package():
     assert script.exists()
     out = subprocess.run([str(script), "scan", str(SAMPLE), "--quiet"], check=False)
     assert out.returncode == 1
+
+
+def test_a_shard_plan_never_leaves_files_out_silently(tmp_path):
+    s = pa.Scanner()
+    data = tmp_path / "data"
+    (data / "batch1").mkdir(parents=True)
+    (data / "batch1" / "x.jsonl").write_text(json.dumps({"note": EMAIL}) + "\n")
+    (tmp_path / "outside.jsonl").write_text(json.dumps({"note": EMAIL}) + "\n")
+    with pytest.raises(pa.PrivacyAuditError):
+        s.list_files(tmp_path / "typo")
+    for bad in (["batch1"], ["../outside.jsonl"], [str(tmp_path / "outside.jsonl")], ["nope.jsonl"]):
+        with pytest.raises(pa.PrivacyAuditError):
+            s.scan_files(data, bad)
+    assert s.scan_files(data, s.list_files(data)).exit_code == 1
+
+
+def test_names_round_trip_from_list_files_to_scan_files(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "notes\\x.jsonl").write_text(json.dumps({"note": EMAIL}) + "\n")
+    (data / "notes\\\\x.jsonl").write_text("{}\n")
+    s = pa.Scanner()
+    files = s.list_files(data)
+    report = s.scan_files(data, files)
+    whole = s.scan_path(data)
+    assert timeless(report.to_dict()) == timeless(whole.to_dict())
+
+
+def test_a_pickled_scanner_judges_with_the_config_it_found(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "privacy-audit.toml").write_text('[scan]\nfail_on = "critical"\n')
+    (tmp_path / "a.jsonl").write_text(json.dumps({"note": EMAIL}) + "\n")
+    monkeypatch.chdir(repo)
+    s = pa.Scanner()
+    monkeypatch.chdir(tmp_path)
+    again = pickle.loads(pickle.dumps(s))
+    assert again.scan_path(tmp_path / "a.jsonl").exit_code == 0
+    assert pa.Scanner().scan_path(tmp_path / "a.jsonl").exit_code == 1
+
+
+def test_records_with_values_json_cannot_hold_are_still_judged():
+    import datetime
+    import math
+
+    found = pa.Scanner().scan_record(
+        {"a": math.nan, "when": datetime.datetime(2026, 1, 2), "raw": EMAIL.encode(), 3: EMAIL}
+    )
+    assert {f.rule_id for f in found} == {"email.address"}
+    assert all(f.rule_id != "format.invalid_json" for f in found)

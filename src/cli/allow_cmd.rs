@@ -11,10 +11,39 @@ use anyhow::Context;
 use std::path::PathBuf;
 
 pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> {
-    let Some(config_path) = config.origin.clone() else {
-        anyhow::bail!("no privacy-audit.toml to add the entry to: run `privacy-audit init` first");
+    // Only a repository's own config: an entry in the user's config would accept the
+    // value in every folder this machine scans.
+    let config_path = match config.origin.clone() {
+        Some(p)
+            if p.file_name()
+                .is_some_and(|n| n == crate::config::LOCAL_CONFIG_NAME) =>
+        {
+            p
+        }
+        _ => anyhow::bail!(
+            "no privacy-audit.toml here or up to the repository root to add the entry to: \
+             run `privacy-audit init` first"
+        ),
     };
+    let base = std::path::absolute(&config.base_dir).unwrap_or_else(|_| config.base_dir.clone());
     let (file, line, column) = parse_location(&args.location);
+    // The entry holds for this file only, named as the hook names it: from the config's
+    // folder (the repository root).
+    let within = std::path::absolute(&file)
+        .ok()
+        .and_then(|abs| abs.strip_prefix(&base).ok().map(|r| r.to_path_buf()))
+        .map(|rel| {
+            glob_literal(&crate::finding::guard::path_text(
+                rel.as_os_str().as_encoded_bytes(),
+            ))
+        })
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{} is not under {} (the config's folder)",
+                guard(&file.to_string_lossy()),
+                base.display()
+            )
+        })?;
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?;
     let report = scanner.scan_paths(std::slice::from_ref(&file), None)?;
@@ -49,9 +78,9 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
     }
     let reason = toml::Value::String(args.reason.clone()).to_string();
     for (fingerprint, at) in &prints {
+        let path = toml::Value::String(within.clone()).to_string();
         text.push_str(&format!(
-            "\n[[allow]]\n# {} at {}\nfingerprint = \"{fingerprint}\"\nreason = {reason}\n",
-            args.rule,
+            "\n[[allow]]\n# accepted at {}\nfingerprint = \"{fingerprint}\"\npath = {path}\nreason = {reason}\n",
             guard(at)
         ));
     }
@@ -88,4 +117,20 @@ fn parse_location(location: &str) -> (PathBuf, Option<u32>, Option<u32>) {
         }
         _ => (PathBuf::from(location), None, None),
     }
+}
+
+/// `path` as a glob that matches only itself.
+fn glob_literal(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '*' | '?' | '[' | ']' | '{' | '}' => {
+                out.push('[');
+                out.push(c);
+                out.push(']');
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }

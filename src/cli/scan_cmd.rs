@@ -222,7 +222,7 @@ pub fn merge(
 ) -> anyhow::Result<Exit> {
     let mut reports = Vec::with_capacity(paths.len());
     for path in paths {
-        let name = path.display().to_string();
+        let name = crate::finding::guard::guard(&path.display().to_string());
         let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
         // serde's message can quote the input; only where it failed is said.
         let report: Report = serde_json::from_slice(&bytes).map_err(|e| {
@@ -234,13 +234,22 @@ pub fn merge(
         })?;
         reports.push((name, report));
     }
-    let merged = report::merge::merge(reports)?;
     let fail_on = out.fail_on.unwrap_or(config.scan.fail_on);
-    let rules = RuleSet::load(&config)?;
+    // The key only shapes fingerprints of names, which the merge does not keep.
+    let scanner = Scanner::from_config(
+        config,
+        crate::finding::fingerprint::FingerprintKey::from_bytes([0; 32]),
+    )?;
+    let judge = report::merge::Judge {
+        path: &|p: &str| scanner.check_name(p).shown,
+        known_rule: &|id: &str| scanner.rules.get(id).is_some(),
+    };
+    let merged = report::merge::merge(reports, &judge)?;
+    let rules = &scanner.rules;
     emit(
         &merged,
         out.format,
-        &rules,
+        rules,
         out.output.as_deref(),
         super::settings::Ui::of(cli),
         report::Style::default(),

@@ -78,6 +78,12 @@ pub fn config(explicit: Option<&Path>) -> Result<Config> {
     Ok(resolved(config))
 }
 
+/// The built-in defaults with the environment's settings, looking for no file.
+pub fn defaults() -> Config {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    resolved(Config::defaults_at(&cwd))
+}
+
 /// The nearest `privacy-audit.toml` from `start` up to the repository root; outside a
 /// repository only `start` itself is looked in, so a stray file higher up (a home
 /// folder, `/`) never configures a scan by surprise.

@@ -155,3 +155,34 @@ fn secrets_wrapped_across_a_json_line_join() {
     );
     assert_eq!(got, ["local_path.posix_home"], "{got:?}");
 }
+
+#[test]
+fn control_characters_a_json_escape_hides_inside_a_value() {
+    for (i, content) in [
+        r#"{"note": "mail ion.popescu\u0000@gmail.com"}"#,
+        r#"{"note": "mail ion.popescu@\u001fgmail.com"}"#,
+        r#"{"note": "mail ion.pope\bscu@gmail.com"}"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert_caught(&format!("c{i}.json"), content, "email.address");
+    }
+    assert_caught(
+        "k.json",
+        r#"{"k": "AKIAZ7QW3RT5\u0000YU2IOPLM"}"#,
+        "secret.aws_access_key_id",
+    );
+}
+
+#[test]
+fn a_generic_host_word_under_a_private_suffix_is_no_host() {
+    // How templates, docs and this tool's own rule ids spell "some host".
+    for text in [
+        "rule = \"hostname.internal\"\n",
+        "see myhost.local for the setup\n",
+    ] {
+        assert!(rules_for("c.toml", text).is_empty(), "{text}");
+    }
+    assert_caught("h.txt", "ssh gpu-07.corp.internal\n", "hostname.internal");
+}

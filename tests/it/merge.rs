@@ -149,3 +149,57 @@ fn reports_of_other_rules_or_no_report_at_all_are_refused_by_name() {
     assert!(bad.stderr.contains("c.json"), "{}", bad.stderr);
     assert!(!bad.stderr.contains("R4nd0mT0k3n"), "{}", bad.stderr);
 }
+
+#[test]
+fn a_crafted_shard_cannot_launder_a_value_or_hide_a_failure() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let dir = home.path().join("d");
+    write(
+        &dir,
+        "a.jsonl",
+        "{\"note\": \"mail ion.popescu@gmail.com\"}\n",
+    );
+    write(&dir, "c.bin", b"\x00\x01\x02\x03binary".as_slice());
+    let a = home.path().join("a.json");
+    assert_eq!(scan_files(home.path(), &dir, &["a.jsonl"], &a), 1);
+    let mut crafted: Value = serde_json::from_slice(&std::fs::read(&a).expect("a")).expect("json");
+    let token = "ghp_R4nd0mT0k3nV4lu3Th4tL00ksR34l012345";
+    crafted["findings"][0]["excerpt"] = Value::String(format!("raw {token}"));
+    crafted["findings"][0]["path"] = Value::String("ion.popescu@gmail.com.jsonl".into());
+    let b = home.path().join("b.json");
+    std::fs::write(&b, crafted.to_string()).expect("b");
+    let merged = run(
+        home.path(),
+        &["report", "merge", &b.to_string_lossy(), "--format", "json"],
+    );
+    assert!(!merged.stdout.contains("R4nd0mT0k3n"), "{}", merged.stdout);
+    assert!(
+        !merged.stdout.contains("popescu@gmail"),
+        "{}",
+        merged.stdout
+    );
+    // The same file judged failing in one shard and passing in another fails the merge,
+    // whichever order the shards come in.
+    let strict = home.path().join("strict.json");
+    assert_eq!(scan_files(home.path(), &dir, &["c.bin"], &strict), 2);
+    let mut lenient: Value =
+        serde_json::from_slice(&std::fs::read(&strict).expect("s")).expect("json");
+    for f in lenient["files"].as_array_mut().expect("files") {
+        f.as_object_mut().expect("file").remove("error");
+    }
+    let lenient_path = home.path().join("lenient.json");
+    std::fs::write(&lenient_path, lenient.to_string()).expect("l");
+    for order in [[&strict, &lenient_path], [&lenient_path, &strict]] {
+        let r = run(
+            home.path(),
+            &[
+                "report",
+                "merge",
+                &order[0].to_string_lossy(),
+                &order[1].to_string_lossy(),
+                "--quiet",
+            ],
+        );
+        assert_eq!(r.code, 2, "{order:?}");
+    }
+}

@@ -322,3 +322,62 @@ fn a_file_posing_as_the_baseline_is_still_judged() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("hostname.internal"), "{report}");
 }
+
+#[test]
+fn an_allow_entry_holds_for_its_file_only_and_only_in_the_repository_config() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, "fixtures/hosts.jsonl", HOST_LINE);
+    write(&repo, "prod/dump.jsonl", HOST_LINE);
+    run_ok(&s, &repo, &["init", "--no-hook"]);
+    // An address in the reason would be a finding in privacy-audit.toml itself (the
+    // config is data too); a terminal escape must not reach a report.
+    let reason = "fixture\u{1b}[31m red";
+    run_ok(
+        &s,
+        &repo,
+        &[
+            "allow",
+            "fixtures/hosts.jsonl:1",
+            "--rule",
+            "hostname.internal",
+            "--reason",
+            reason,
+        ],
+    );
+    let out = s.bin(&repo, &["scan", ".", "--format", "json", "--no-progress"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the same value elsewhere must still fail"
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let report: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(report["findings"][0]["path"], "prod/dump.jsonl");
+    assert_eq!(report["suppressed"][0]["path"], "fixtures/hosts.jsonl");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains("\\u001b"),
+        "{text}"
+    );
+    // No repository config: the entry would go to the user's config and accept the
+    // value everywhere on this machine.
+    let elsewhere = s.home.path().join("elsewhere");
+    write(&elsewhere, "hosts.jsonl", HOST_LINE);
+    write(
+        s.home.path(),
+        ".config/privacy-audit/config.toml",
+        "[scan]\nfail_on = \"low\"\n",
+    );
+    let refused = s.bin(
+        &elsewhere,
+        &[
+            "allow",
+            "hosts.jsonl",
+            "--rule",
+            "hostname.internal",
+            "--reason",
+            "x",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+}

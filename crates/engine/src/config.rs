@@ -295,13 +295,18 @@ impl Config {
                 return Err(format!("allow #{n}: `reason` must say why"));
             }
             match (&a.fingerprint, &a.path, &a.rule) {
-                (Some(fp), None, None) => {
-                    // The short form the human report shows (16) up to the whole (64).
+                // A value anywhere, or (with `path`) only in the files the glob names:
+                // `privacy-audit allow` writes the second.
+                (Some(fp), glob, None) => {
                     if !(16..=64).contains(&fp.len()) || !fp.bytes().all(|b| b.is_ascii_hexdigit())
                     {
                         return Err(format!(
                             "allow #{n}: `fingerprint` must be 16 to 64 hex digits"
                         ));
+                    }
+                    if let Some(glob) = glob {
+                        globset::Glob::new(glob)
+                            .map_err(|e| format!("allow #{n}: invalid path glob `{glob}`: {e}"))?;
                     }
                 }
                 (None, Some(glob), Some(_)) => {
@@ -310,7 +315,7 @@ impl Config {
                 }
                 _ => {
                     return Err(format!(
-                        "allow #{n}: give either `fingerprint`, or `path` and `rule`"
+                        "allow #{n}: give `fingerprint` (with `path` to limit it to those files), or `path` and `rule`"
                     ));
                 }
             }

@@ -15,8 +15,9 @@ pub enum Error {
     },
 
     /// The I/O error is part of the message, not a `source`: printed as a chain, it
-    /// would say the same reason twice.
-    #[error("{path}: {cause}")]
+    /// would say the same reason twice. The path is shown guarded: a file's name is
+    /// data, and may hold the value that made it worth scanning.
+    #[error("{}: {cause}", shown(path))]
     Io {
         path: PathBuf,
         cause: std::io::Error,
@@ -65,3 +66,9 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn shown(path: &std::path::Path) -> String {
+    crate::finding::guard::guard(&crate::finding::guard::path_text(
+        path.as_os_str().as_encoded_bytes(),
+    ))
+}

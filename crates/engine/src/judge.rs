@@ -116,7 +116,7 @@ pub struct Acceptance {
 }
 
 enum Allow {
-    Fingerprint(String),
+    Fingerprint(String, Option<GlobMatcher>),
     PathRule(GlobMatcher, String),
 }
 
@@ -159,19 +159,17 @@ impl Acceptance {
         let mut rules = Vec::new();
         for a in allow {
             let matcher = match (&a.fingerprint, &a.path, &a.rule) {
-                (Some(fp), _, _) => Allow::Fingerprint(fp.to_ascii_lowercase()),
-                // `*` stays inside one folder; `**` crosses folders.
-                (None, Some(glob), Some(rule)) => Allow::PathRule(
-                    GlobBuilder::new(glob)
-                        .literal_separator(true)
-                        .build()
-                        .map_err(|e| Error::invalid("allow", format!("path glob `{glob}`: {e}")))?
-                        .compile_matcher(),
-                    rule.clone(),
+                (Some(fp), glob, _) => Allow::Fingerprint(
+                    fp.to_ascii_lowercase(),
+                    match glob {
+                        Some(glob) => Some(path_glob(glob)?),
+                        None => None,
+                    },
                 ),
+                (None, Some(glob), Some(rule)) => Allow::PathRule(path_glob(glob)?, rule.clone()),
                 _ => continue, // rejected by config validation
             };
-            rules.push((matcher, a.reason.clone()));
+            rules.push((matcher, shown_reason(&a.reason)));
         }
         Ok(Acceptance {
             baseline: set,
@@ -182,7 +180,10 @@ impl Acceptance {
     fn judge(&self, f: &Finding) -> Option<(&'static str, Option<String>)> {
         for (rule, reason) in &self.allow {
             let hit = match rule {
-                Allow::Fingerprint(fp) => f.shared.0.starts_with(fp.as_str()),
+                Allow::Fingerprint(fp, within) => {
+                    f.shared.0.starts_with(fp.as_str())
+                        && within.as_ref().is_none_or(|g| g.is_match(&f.location.path))
+                }
                 Allow::PathRule(glob, id) => *id == f.rule_id && glob.is_match(&f.location.path),
             };
             if hit {
@@ -220,7 +221,10 @@ impl Acceptance {
             .enumerate()
             .filter(|(_, (rule, _))| {
                 !all.iter().any(|f| match rule {
-                    Allow::Fingerprint(fp) => f.shared.0.starts_with(fp.as_str()),
+                    Allow::Fingerprint(fp, within) => {
+                        f.shared.0.starts_with(fp.as_str())
+                            && within.as_ref().is_none_or(|g| g.is_match(&f.location.path))
+                    }
                     Allow::PathRule(glob, id) => {
                         *id == f.rule_id && glob.is_match(&f.location.path)
                     }
@@ -273,4 +277,22 @@ pub fn verdict(report: &Report, fail_on: Severity) -> Verdict {
 
 fn is_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+/// `*` stays inside one folder; `**` crosses folders.
+fn path_glob(glob: &str) -> Result<GlobMatcher> {
+    Ok(GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| Error::invalid("allow", format!("path glob `{glob}`: {e}")))?
+        .compile_matcher())
+}
+
+/// An `[[allow]]` reason as reports show it: written by a person, it is text like any
+/// other (a value in it is masked) and it cannot move the terminal's cursor.
+fn shown_reason(reason: &str) -> String {
+    crate::finding::guard::guard(reason)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }

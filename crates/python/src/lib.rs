@@ -42,9 +42,14 @@ struct NativeScanner {
 #[pymethods]
 impl NativeScanner {
     #[new]
-    #[pyo3(signature = (config = None, threads = None))]
-    fn new(config: Option<PathBuf>, threads: Option<usize>) -> PyResult<Self> {
-        let config = settings::config(config.as_deref()).map_err(err)?;
+    #[pyo3(signature = (config = None, threads = None, discover = true))]
+    fn new(config: Option<PathBuf>, threads: Option<usize>, discover: bool) -> PyResult<Self> {
+        // `discover = false` with no config: the built-in defaults, whatever folder
+        // this process runs in (a scanner sent to a worker that found none at home).
+        let config = match (&config, discover) {
+            (None, false) => settings::defaults(),
+            _ => settings::config(config.as_deref()).map_err(err)?,
+        };
         let key_file = settings::key_file()
             .ok_or_else(|| err("no fingerprint key location: set HOME or XDG_DATA_HOME"))?;
         let key = FingerprintKey::load_or_create(&key_file).map_err(err)?;
@@ -88,27 +93,28 @@ impl NativeScanner {
         })
     }
 
-    /// The files a scan of folder `root` would read, by report path.
-    fn list_files(&self, py: Python<'_>, root: PathBuf) -> Vec<String> {
-        py.detach(|| self.scanner.list_files(&root))
+    /// The files a scan of folder `root` reads, relative to it, as the file system
+    /// names them (Python gets them as `os.fsdecode` would, so they open again).
+    fn list_files(&self, py: Python<'_>, root: PathBuf) -> PyResult<Vec<PathBuf>> {
+        py.detach(|| self.scanner.list_files(&root).map_err(err))
     }
 
-    /// Scans `rels` (report paths under `root`, as `list_files` gives them): one shard
-    /// of a scan of `root`, to be merged with the others.
+    /// One shard of a scan of `root`: `rels` as `list_files` gives them.
     fn scan_files(
         &self,
         py: Python<'_>,
         root: PathBuf,
-        rels: Vec<String>,
+        rels: Vec<PathBuf>,
     ) -> PyResult<(String, i32)> {
         py.detach(|| {
-            let items: Vec<_> = rels
-                .into_iter()
-                .map(|rel| (root.join(&rel), rel, root.clone()))
-                .collect();
-            let report = self.scanner.scan_files(&items);
+            let report = self.scanner.scan_shard(&root, &rels).map_err(err)?;
             self.finish(report)
         })
+    }
+
+    /// The config file the scanner was built from, if one was found.
+    fn config_path(&self) -> Option<PathBuf> {
+        self.scanner.config.origin.clone()
     }
 }
 
@@ -146,8 +152,14 @@ fn merge_reports(
         })?;
         parsed.push((name, report));
     }
-    let merged = privacy_audit::report::merge::merge(parsed).map_err(err)?;
-    let code = exit_code(&merged, &config);
+    let code_config = config.clone();
+    let scanner = Scanner::from_config(config, FingerprintKey::from_bytes([0; 32])).map_err(err)?;
+    let judge = privacy_audit::report::merge::Judge {
+        path: &|p: &str| scanner.check_name(p).shown,
+        known_rule: &|id: &str| scanner.rules.get(id).is_some(),
+    };
+    let merged = privacy_audit::report::merge::merge(parsed, &judge).map_err(err)?;
+    let code = exit_code(&merged, &code_config);
     Ok((serde_json::to_string(&merged).map_err(err)?, code))
 }
 

@@ -7,7 +7,21 @@ pub fn is_internal(c: &Candidate<'_>, policy: &DomainPolicy) -> bool {
     let Some(host) = plausible_host(c) else {
         return false;
     };
-    !policy.is_reserved(&host) && domains::internal_suffix(&host).is_some()
+    !policy.is_reserved(&host) && domains::internal_suffix(&host).is_some() && !placeholder(&host)
+}
+
+/// `hostname.internal`, `myhost.local`: a generic word for a host right under the
+/// private suffix names no machine; it is how documentation, templates and this tool's
+/// own rule ids (in a config or a baseline) spell "some host".
+fn placeholder(host: &str) -> bool {
+    let mut labels = host.split('.');
+    let (Some(first), Some(_), None) = (labels.next(), labels.next(), labels.next()) else {
+        return false;
+    };
+    matches!(
+        first,
+        "host" | "hostname" | "myhost" | "yourhost" | "server" | "servername" | "machine"
+    )
 }
 
 pub fn is_org(c: &Candidate<'_>, policy: &DomainPolicy) -> bool {

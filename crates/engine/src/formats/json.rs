@@ -460,6 +460,7 @@ impl<'d> Parser<'d, '_, '_> {
             _ => return Err(self.error("invalid escape")),
         };
         if let Some(b) = simple {
+            unit.controls |= b == 0x08;
             unit.text.push(b);
             self.pos += 2;
             return Ok(());
@@ -480,6 +481,7 @@ impl<'d> Parser<'d, '_, '_> {
             char::from_u32(hi)
         };
         let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
+        unit.controls |= matches!(u32::from(ch), 0x00..=0x08 | 0x0E..=0x1F | 0x7F);
         let mut buf = [0u8; 4];
         unit.text
             .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());

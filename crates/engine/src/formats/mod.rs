@@ -82,6 +82,9 @@ pub struct Unit {
     /// they would have added to it.
     pub gaps: usize,
     pub gap_bytes: usize,
+    /// A JSON escape put a control character a reader does not see into `text`
+    /// (`\u0000`, `\b`): only then does the disguise layer look for them.
+    pub controls: bool,
 }
 
 /// How far a unit had grown, to take back a record that turned out not to be JSON.
@@ -104,6 +107,7 @@ impl Unit {
         self.encoding = None;
         self.gaps = 0;
         self.gap_bytes = 0;
+        self.controls = false;
         if let Some(starts) = self.value_starts.as_mut() {
             starts.clear();
         }

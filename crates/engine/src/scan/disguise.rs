@@ -10,26 +10,35 @@
 use super::decode::{child, push_pinned, segment_from};
 use crate::formats::{Encoding, Unit};
 
+/// A control character a reader does not see and a JSON string can carry (`\u0000`):
+/// not tab, line feed or carriage return, which are blanks, nor vertical tab and form
+/// feed, which split tokens as blanks do.
+fn is_hidden_control(b: u8) -> bool {
+    matches!(b, 0x00..=0x08 | 0x0E..=0x1F | 0x7F)
+}
+
 /// Removed: a reader does not see them.
 fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{AD}'
-            | '\u{34F}'
-            | '\u{61C}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{3164}'
-            | '\u{FFA0}'
-            | '\u{E0000}'..='\u{E007F}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-    )
+    u8::try_from(c).is_ok_and(is_hidden_control)
+        || matches!(
+            c,
+            '\u{80}'..='\u{9F}'
+                | '\u{AD}'
+                | '\u{34F}'
+                | '\u{61C}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{3164}'
+                | '\u{FFA0}'
+                | '\u{E0000}'..='\u{E007F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+        )
 }
 
 /// The Latin letter a Cyrillic or Greek one is read as, where they look alike.
@@ -125,13 +134,27 @@ fn is_look_alike_block(c: char) -> bool {
 /// allocation, since accented or non-Latin prose is common and almost never disguised.
 fn may_fold(text: &str) -> bool {
     let mut look_alike = false;
-    for c in text.chars().filter(|c| !c.is_ascii()) {
+    for c in text
+        .chars()
+        .filter(|&c| !c.is_ascii() || u8::try_from(c).is_ok_and(is_hidden_control))
+    {
         if is_invisible(c) || full_width(c).is_some() {
             return true;
         }
         look_alike |= is_look_alike_block(c) || is_combining(c);
     }
     look_alike && text.bytes().any(|b| b.is_ascii_alphanumeric())
+}
+
+/// Where the first byte a fold may change is: one that is not ASCII, or a hidden
+/// control character (rare: only then is the slower per-byte look taken).
+fn first_foldable(bytes: &[u8]) -> Option<usize> {
+    let non_ascii = first_non_ascii(bytes);
+    let end = non_ascii.unwrap_or(bytes.len());
+    match bytes[..end].iter().position(|&b| is_hidden_control(b)) {
+        Some(c) => Some(c),
+        None => non_ascii,
+    }
 }
 
 /// Where the first byte that is not ASCII is, eight bytes at a time.
@@ -155,8 +178,15 @@ fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
 
 /// Folded copies of the segments that hold a disguised token.
 pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let first = first_non_ascii(&unit.text)?;
-    let may = |bytes: &[u8]| !bytes.is_ascii();
+    let controls = unit.controls;
+    let first = if controls {
+        first_foldable(&unit.text)?
+    } else {
+        first_non_ascii(&unit.text)?
+    };
+    let may = |bytes: &[u8]| {
+        !bytes.is_ascii() || (controls && bytes.iter().any(|&b| is_hidden_control(b)))
+    };
     token_layer(
         unit,
         budget,

@@ -189,18 +189,71 @@ impl Scanner {
         Ok(self.assemble(rx, started, clock))
     }
 
-    /// The files a scan of folder `root` reads, by report path, in order: what a
-    /// pipeline splits into shards for [`Scanner::scan_files`].
-    pub fn list_files(&self, root: &Path) -> Vec<String> {
-        let found = std::sync::Mutex::new(Vec::new());
+    /// The files a scan of folder `root` reads, relative to it and as the file system
+    /// names them (so they open again exactly), in order: what a pipeline splits into
+    /// shards for [`Scanner::scan_files`]. A folder the walk could not read is an error,
+    /// not a shorter list: a shard plan that silently left files out would pass them.
+    pub fn list_files(&self, root: &Path) -> Result<Vec<PathBuf>> {
+        let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
+        if !meta.is_dir() {
+            return Err(Error::invalid(
+                crate::finding::guard::path_text(root.as_os_str().as_encoded_bytes()),
+                "not a folder",
+            ));
+        }
+        let found = std::sync::Mutex::new((Vec::new(), None));
         crate::source::walk::walk(&[root.to_path_buf()], &self.excludes, self.threads, &|e| {
-            if let Entry::File { rel, .. } = e {
-                found.lock().unwrap_or_else(|p| p.into_inner()).push(rel);
+            let mut found = found.lock().unwrap_or_else(|p| p.into_inner());
+            match e {
+                Entry::File { path, .. } => {
+                    if let Ok(rel) = path.strip_prefix(root) {
+                        found.0.push(rel.to_path_buf());
+                    }
+                }
+                Entry::Skip { rel, reason } if reason.is_error() => {
+                    found.1.get_or_insert(format!("{rel}: {reason}"));
+                }
+                Entry::Skip { .. } => {}
             }
         });
-        let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
-        found.sort();
-        found
+        let (mut files, failed) = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(why) = failed {
+            return Err(Error::invalid(
+                why,
+                "could not be listed; no shard plan made",
+            ));
+        }
+        files.sort();
+        Ok(files)
+    }
+
+    /// One shard of a scan of `root`: `rels` as [`Scanner::list_files`] gives them.
+    /// Each must be a plain relative path to something that is not a folder: `..`, an
+    /// absolute path or a folder would read outside the plan or judge nothing.
+    pub fn scan_shard(&self, root: &Path, rels: &[PathBuf]) -> Result<Report> {
+        let mut items = Vec::with_capacity(rels.len());
+        for rel in rels {
+            let shown = crate::finding::guard::path_text(rel.as_os_str().as_encoded_bytes());
+            let plain = rel
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !plain || rel.as_os_str().is_empty() {
+                return Err(Error::invalid(
+                    shown,
+                    "not a plain path relative to the root",
+                ));
+            }
+            let disk = root.join(rel);
+            let meta = std::fs::symlink_metadata(&disk).map_err(|e| Error::io(&shown, e))?;
+            if meta.is_dir() {
+                return Err(Error::invalid(
+                    shown,
+                    "a folder, not a file: list it with list_files",
+                ));
+            }
+            items.push((disk, shown, root.to_path_buf()));
+        }
+        Ok(self.scan_files(&items))
     }
 
     /// Scans the given files (disk path, report path, the root claims may not leave), in
