@@ -25,12 +25,15 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
              run `privacy-audit init` first"
         ),
     };
-    let base = std::path::absolute(&config.base_dir).unwrap_or_else(|_| config.base_dir.clone());
+    let base = crate::provenance::normalize(
+        &std::path::absolute(&config.base_dir).unwrap_or_else(|_| config.base_dir.clone()),
+    );
     let (file, line, column) = parse_location(&args.location);
     // The entry holds for this file only, named as the hook names it: from the config's
     // folder (the repository root).
     let within = std::path::absolute(&file)
         .ok()
+        .map(|abs| crate::provenance::normalize(&abs))
         .and_then(|abs| abs.strip_prefix(&base).ok().map(|r| r.to_path_buf()))
         .map(|rel| {
             glob_literal(&crate::finding::guard::path_text(

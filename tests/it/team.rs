@@ -380,4 +380,17 @@ fn an_allow_entry_holds_for_its_file_only_and_only_in_the_repository_config() {
         ],
     );
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    // A file outside the repository, named through `..`: no entry that could never match.
+    let outside = s.bin(
+        &repo,
+        &[
+            "allow",
+            "../elsewhere/hosts.jsonl:1",
+            "--rule",
+            "hostname.internal",
+            "--reason",
+            "x",
+        ],
+    );
+    assert_eq!(outside.status.code(), Some(2), "{}", stderr(&outside));
 }
