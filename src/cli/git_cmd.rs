@@ -88,22 +88,8 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
 pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
     match command {
         HookCommand::Install { repo, hook: kind } => {
-            let kind = crate::git::hook::HookKind::from(*kind);
             let repo = gitdoor::open(Some(repo.as_deref().unwrap_or(std::path::Path::new("."))))?;
-            let exe = std::env::current_exe()
-                .and_then(std::fs::canonicalize)
-                .context("cannot tell where this binary is")?;
-            match hook::install(&repo, kind, &exe)? {
-                Installed::Fresh(p) => eprintln!("privacy-audit: installed {}", p.display()),
-                Installed::Chained { hook, legacy } => eprintln!(
-                    "privacy-audit: installed {}; the hook that was there is kept as {} and runs first",
-                    hook.display(),
-                    legacy.display()
-                ),
-                Installed::AlreadyInstalled(p) => {
-                    eprintln!("privacy-audit: already installed at {}", p.display())
-                }
-            }
+            install_hook(&repo, crate::git::hook::HookKind::from(*kind))?;
             Ok(Exit::Clean)
         }
         HookCommand::Uninstall { repo, hook: kind } => {
@@ -216,4 +202,26 @@ fn repo_style(repo: &Repository) -> crate::report::Style {
             repo.workdir().unwrap_or_else(|| repo.path()),
         )),
     }
+}
+
+/// Installs this binary as `kind` and says what happened (`hook install`, `init`).
+pub(super) fn install_hook(
+    repo: &Repository,
+    kind: crate::git::hook::HookKind,
+) -> anyhow::Result<()> {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .context("cannot tell where this binary is")?;
+    match hook::install(repo, kind, &exe)? {
+        Installed::Fresh(p) => eprintln!("privacy-audit: installed {}", p.display()),
+        Installed::Chained { hook, legacy } => eprintln!(
+            "privacy-audit: installed {}; the hook that was there is kept as {} and runs first",
+            hook.display(),
+            legacy.display()
+        ),
+        Installed::AlreadyInstalled(p) => {
+            eprintln!("privacy-audit: already installed at {}", p.display())
+        }
+    }
+    Ok(())
 }

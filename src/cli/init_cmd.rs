@@ -3,7 +3,6 @@
 use super::{BaselineArgs, Cli, Exit, InitArgs};
 use crate::config::{Config, LOCAL_CONFIG_NAME};
 use crate::finding::fingerprint::FingerprintKey;
-use crate::git::hook::{self, Installed};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
@@ -80,7 +79,7 @@ pub fn run(cli: &Cli, args: &InitArgs) -> anyhow::Result<Exit> {
             "privacy-audit: {} is not in a git repository; no hook installed",
             root.display()
         ),
-        (Some(repo), false) => install_hook(repo, args)?,
+        (Some(repo), false) => super::git_cmd::install_hook(repo, args.hook.into())?,
     }
     if args.baseline {
         let config = Config::load(&config_path)?;
@@ -93,27 +92,6 @@ pub fn run(cli: &Cli, args: &InitArgs) -> anyhow::Result<Exit> {
     }
     eprintln!("privacy-audit: next: {}", next_step(&root, args.baseline));
     Ok(Exit::Clean)
-}
-
-fn install_hook(repo: &git2::Repository, args: &InitArgs) -> anyhow::Result<()> {
-    let exe = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .context("cannot tell where this binary is")?;
-    match hook::install(repo, args.hook.into(), &exe)? {
-        Installed::Fresh(p) => eprintln!("privacy-audit: installed {}", p.display()),
-        Installed::Chained { hook, legacy } => eprintln!(
-            "privacy-audit: installed {}; the hook that was there is kept as {} and runs first",
-            hook.display(),
-            legacy.display()
-        ),
-        Installed::AlreadyInstalled(p) => {
-            eprintln!(
-                "privacy-audit: the hook is already installed at {}",
-                p.display()
-            )
-        }
-    }
-    Ok(())
 }
 
 fn next_step(root: &Path, baseline: bool) -> String {
