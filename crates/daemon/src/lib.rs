@@ -289,6 +289,19 @@ impl Daemon {
             }
         }
         notify(&[NotifyState::Stopping]);
+        // The batch being scanned is finished and its report written: a stop never
+        // drops judged work (systemd's TimeoutStopSec bounds the wait).
+        if in_flight.is_some() {
+            let result = scanned(&mut in_flight).await;
+            if let Some(done) = in_flight.take() {
+                match result {
+                    Ok(report) => self.land(done, report),
+                    Err(e) => {
+                        tracing::error!(error = %e, "the last batch failed; its files are judged at the next start");
+                    }
+                }
+            }
+        }
         if !self.removed.is_empty() {
             self.write_batch(Vec::new());
         }
