@@ -83,11 +83,6 @@ pub struct FileScanner<'a> {
 }
 
 impl<'a> FileScanner<'a> {
-    /// The path the report shows for this file.
-    pub fn rel(&self) -> &str {
-        self.rel
-    }
-
     pub fn new(rules: &'a RuleSet, key: &'a FingerprintKey, rel: &'a str) -> Self {
         FileScanner {
             rules,
