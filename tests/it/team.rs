@@ -258,6 +258,21 @@ fn baseline_check_names_entries_that_match_nothing_any_more() {
     );
 }
 
+/// `scan .` with no baseline honoured must find something (exit 1).
+fn judged_as_leak(s: &Sandbox, repo: &Path) -> std::process::Output {
+    let args = [
+        "scan",
+        ".",
+        "--format",
+        "json",
+        "--no-progress",
+        "--no-baseline",
+    ];
+    let out = s.bin(repo, &args);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    out
+}
+
 #[test]
 fn a_file_posing_as_the_baseline_is_still_judged() {
     let s = Sandbox::new();
@@ -271,18 +286,7 @@ fn a_file_posing_as_the_baseline_is_still_judged() {
                       "path": "keys/AKIAZ7QW3RT5YU2IOPLM.json"}],
     });
     write(&repo, ".privacy-audit-baseline.json", as_path.to_string());
-    let out = s.bin(
-        &repo,
-        &[
-            "scan",
-            ".",
-            "--format",
-            "json",
-            "--no-progress",
-            "--no-baseline",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    judged_as_leak(&s, &repo);
     for hidden in [
         "SSN 536-22-1844 at gpu-17.ml.internal".to_string(),
         crate::util::b64(format!("{}ion.popescu@gmail.com", "x ".repeat(35_000))),
@@ -290,35 +294,13 @@ fn a_file_posing_as_the_baseline_is_still_judged() {
         let mut posing = as_path.clone();
         posing["findings"][0]["path"] = serde_json::Value::String(hidden);
         write(&repo, ".privacy-audit-baseline.json", posing.to_string());
-        let out = s.bin(
-            &repo,
-            &[
-                "scan",
-                ".",
-                "--format",
-                "json",
-                "--no-progress",
-                "--no-baseline",
-            ],
-        );
-        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        judged_as_leak(&s, &repo);
     }
     let as_rule = as_path
         .to_string()
         .replace("email.address", "db01.corp.internal");
     write(&repo, ".privacy-audit-baseline.json", &as_rule);
-    let out = s.bin(
-        &repo,
-        &[
-            "scan",
-            ".",
-            "--format",
-            "json",
-            "--no-progress",
-            "--no-baseline",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = judged_as_leak(&s, &repo);
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("hostname.internal"), "{report}");
 }
