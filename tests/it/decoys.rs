@@ -95,6 +95,8 @@ const NOISE: &[&str] = &[
     // Fictional and template phone numbers.
     "call (555) 555-0123 today",
     "phone: +1 (000) 000-0000",
+    // A toll-free line is a business's, printed in every advertisement.
+    "toll free 1-800-275-2273",
     "assert check('03-32-2011') == False",
     // Code, not hosts.
     "x = threading.local()",
@@ -113,7 +115,6 @@ const LEAKS: &[&str] = &[
     "state: /__Users__tsadhwani__work__repo__x",
     "trace: File \"/Users/mkowalski/dev/proj/x.py\", line 3",
     "call 702-383-0381. Then hang up",
-    "toll free 1-800-275-2273",
     "write to jsmith at paper dot com",
     "write to jsmith [at] uni [dot] edu",
     "saved in E:\\Ana Popescu\\thesis\\data.csv",

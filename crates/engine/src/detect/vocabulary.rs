@@ -12,6 +12,8 @@ pub struct Vocabulary {
     pub(super) sandbox_roots: Vec<String>,
     pub(super) domains: HashSet<String>,
     pub(super) locals: HashSet<String>,
+    /// Card numbers issuers publish for tests, digits only.
+    pub(super) test_cards: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -22,6 +24,7 @@ struct VocabularyFile {
     domains: Vec<String>,
     locals: Vec<String>,
     secret_words: Vec<String>,
+    test_cards: Vec<String>,
 }
 
 const BUILTIN_VOCABULARY: &str = include_str!("../../../../rules/vocabulary/placeholders.toml");
@@ -45,6 +48,7 @@ impl Vocabulary {
             sandbox_roots: f.sandbox_roots,
             domains: lower(&f.domains),
             locals: lower(&f.locals),
+            test_cards: f.test_cards,
         };
         for w in extra {
             v.users.insert(w.to_ascii_lowercase());
@@ -71,6 +75,8 @@ pub fn secret_words() -> Vec<String> {
 pub struct Knowledge {
     pub vocabulary: Vocabulary,
     pub machine: Machine,
+    /// Who wrote a string, by member names (see [`super::confidence::role`]).
+    pub roles: super::confidence::role::Roles,
 }
 
 #[cfg(test)]

@@ -7,6 +7,9 @@
 pub mod fingerprint;
 pub mod guard;
 pub mod redact;
+pub mod why;
+
+pub use why::{Reason, Why};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -170,6 +173,9 @@ pub struct Finding {
     pub confidence: Confidence,
     #[serde(flatten)]
     pub location: Location,
+    /// The reasons behind `confidence` (see [`why`]).
+    #[serde(default)]
+    pub why: Why,
     /// The line around the match with every matched value on it masked.
     pub excerpt: String,
     pub fingerprint: Fingerprint,

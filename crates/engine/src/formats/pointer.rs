@@ -8,6 +8,13 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NodeId(u32);
 
+impl NodeId {
+    /// The node's place in its arena: a dense index for side tables.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Step {
     Root,
@@ -100,6 +107,36 @@ impl PathArena {
             Step::Key { start, end } => self.keys.get(start as usize..end as usize),
             _ => None,
         }
+    }
+
+    /// The node `id` hangs under; `None` for a root.
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        let parent = self.nodes.get(id.0 as usize)?.parent;
+        (parent != u32::MAX).then_some(NodeId(parent))
+    }
+
+    /// The spelled-out pointer of a verbatim node (text decoded out of a JSON value).
+    pub fn verbatim_of(&self, id: NodeId) -> Option<&str> {
+        match self.nodes.get(id.0 as usize)?.step {
+            Step::Verbatim { start, end } => self.keys.get(start as usize..end as usize),
+            _ => None,
+        }
+    }
+
+    /// Every object member: its node, the node of the object it belongs to, and its
+    /// name.
+    pub fn members(&self) -> impl Iterator<Item = (NodeId, NodeId, &str)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| match n.step {
+                Step::Key { start, end } if n.parent != u32::MAX => Some((
+                    NodeId(i as u32),
+                    NodeId(n.parent),
+                    self.keys.get(start as usize..end as usize)?,
+                )),
+                _ => None,
+            })
     }
 
     /// The RFC 6901 pointer of `id` (`""` for the root).

@@ -183,6 +183,7 @@ impl Verifier<'_> {
                 category: rule.category,
                 severity: rule.severity,
                 confidence: crate::finding::Confidence::High,
+                why: Default::default(),
                 location: Location {
                     path: manifest.to_string(),
                     line: None,
@@ -234,6 +235,7 @@ pub fn claim_finding(
         category: rule.category,
         severity: rule.severity,
         confidence: crate::finding::Confidence::High,
+        why: Default::default(),
         location: Location {
             path: claim.claimant.clone(),
             line: claim.line,

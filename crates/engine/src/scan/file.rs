@@ -3,6 +3,7 @@
 //! each unit is detected, its encoded runs peeled and detected again, and every match
 //! turned into a masked, fingerprinted [`Finding`].
 
+mod facts;
 mod record;
 
 use super::audit::FileAudit;
@@ -80,6 +81,9 @@ pub struct FileScanner<'a> {
     claims: Vec<Claim>,
     /// New object keys this file may still have judged (see [`keys`]).
     key_probes: u32,
+    /// What the confidence model learnt of the unit in hand and of the file.
+    unit_facts: facts::UnitFacts,
+    file_facts: facts::FileFacts,
 }
 
 impl<'a> FileScanner<'a> {
@@ -101,6 +105,8 @@ impl<'a> FileScanner<'a> {
             content: true,
             claims: Vec::new(),
             key_probes: keys::PROBES_PER_FILE,
+            unit_facts: facts::UnitFacts::default(),
+            file_facts: facts::FileFacts::default(),
         }
     }
 
@@ -191,6 +197,7 @@ impl<'a> FileScanner<'a> {
         // File-level problems sit at the file's start, whatever piece is in hand.
         (self.lines_before, self.columns_before, self.lines) = (0, 0, None);
         self.settle(&[]);
+        self.file_facts.settle(&mut self.findings);
         (
             std::mem::take(&mut self.findings),
             std::mem::take(&mut self.claims),
@@ -354,6 +361,7 @@ impl<'a> FileScanner<'a> {
     fn judge(&mut self, text: &[u8], unit: &Unit) {
         let mut budget = self.budget;
         layers::walk(unit, &mut budget, &mut |layer| {
+            self.unit_facts.reset();
             self.matches.clear();
             detect::detect(self.rules, layer, &mut self.scratch, &mut self.matches);
             let sorted = Sorted::new(std::mem::take(&mut self.matches), layer, self.rules);

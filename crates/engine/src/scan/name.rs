@@ -73,6 +73,7 @@ impl Scanner {
                     category: rule.category,
                     severity: rule.severity,
                     confidence: Confidence::High,
+                    why: Default::default(),
                     location: Location {
                         path: shown.clone(),
                         line: None,

@@ -193,6 +193,7 @@ impl RuleSet {
             } else {
                 crate::detect::machine::Machine::default()
             },
+            roles: crate::detect::confidence::role::Roles::builtin(),
         };
         Ok(set)
     }

@@ -3,10 +3,11 @@
 //! built-in format and provenance checks.
 
 use super::FileScanner;
+use super::facts::Around;
 use crate::detect::RawMatch;
 use crate::detect::Rule;
-use crate::detect::confidence::{self, Context};
-use crate::finding::{Confidence, Finding, Fingerprint, Location};
+use crate::detect::confidence::{self, Assessment, Context};
+use crate::finding::{Category, Confidence, Finding, Fingerprint, Location, Reason};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
 use crate::scan::excerpt::{Sorted, excerpt, mask_in_pointer, redact_pointer, redact_text};
@@ -81,7 +82,15 @@ impl FileScanner<'_> {
         }
         self.placed.insert((m.rule, line, column));
         let raw_pointer = unit.segments[m.seg].node.map(|n| unit.paths.pointer(n));
-        let confidence = self.confidence(unit, m, raw_pointer.as_deref());
+        let assessment = self.confidence(unit, m, raw_pointer.as_deref());
+        // A user not yet known as the data's own may turn out to be, further on.
+        if rule.category == Category::LocalPath
+            && assessment.confidence == Confidence::Medium
+            && assessment.why.has(Reason::UserSegment)
+            && let Some(user) = confidence::user_of(&String::from_utf8_lossy(value))
+        {
+            self.file_facts.wait(self.findings.len(), user);
+        }
         // A decoded layer's pointer is its parent value's, whose keys were matched in
         // another layer: each key is judged on its own there.
         let pointer = raw_pointer.map(|p| match unit.encoding {
@@ -102,19 +111,22 @@ impl FileScanner<'_> {
             _ => rule.description.clone(),
         };
         let excerpt = excerpt(unit, m, sorted, self.rules);
-        let place = (line, column, confidence);
+        let place = (line, column, assessment);
         self.push(rule, place, pointer, excerpt, fingerprints, message);
     }
 
     /// How sure this match is (see [`crate::detect::confidence`]): its value, up to 64
-    /// bytes on each side within its segment, and the key it sits under.
-    fn confidence(&self, unit: &Unit, m: &RawMatch, pointer: Option<&str>) -> Confidence {
+    /// bytes on each side within its segment, the key it sits under, who wrote it,
+    /// and what its record says when a signal asks.
+    fn confidence(&mut self, unit: &Unit, m: &RawMatch, pointer: Option<&str>) -> Assessment {
         let rule = &self.rules.rules[m.rule];
         let seg = &unit.segments[m.seg];
         let before = &unit.text[m.start.saturating_sub(64).max(seg.start)..m.start];
         let after = &unit.text[m.end..(m.end + 64).min(seg.end).max(m.end)];
         let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
         let key = pointer.and_then(|p| p.rsplit('/').next());
+        let roles = &self.rules.knowledge.roles;
+        let role = self.unit_facts.role(unit, roles, m.seg);
         let cx = Context {
             rule_id: &rule.id,
             category: rule.category,
@@ -122,15 +134,24 @@ impl FileScanner<'_> {
             before,
             after,
             key,
+            role,
+            provider: rule.provider.is_some(),
         };
-        confidence::judge(&cx, &self.rules.knowledge)
+        let mut around = Around {
+            unit,
+            m,
+            roles,
+            facts: &mut self.unit_facts,
+            file: &mut self.file_facts,
+        };
+        confidence::judge(&cx, &self.rules.knowledge, &mut around)
     }
 
     /// A finding of `rule` at `place` (line, column) of this file.
     fn push(
         &mut self,
         rule: &Rule,
-        place: (u32, u32, Confidence),
+        place: (u32, u32, Assessment),
         json_pointer: Option<String>,
         excerpt: String,
         (fingerprint, shared): (Fingerprint, Fingerprint),
@@ -140,7 +161,8 @@ impl FileScanner<'_> {
             rule_id: rule.id.clone(),
             category: rule.category,
             severity: rule.severity,
-            confidence: place.2,
+            confidence: place.2.confidence,
+            why: place.2.why,
             location: Location {
                 path: self.rel.to_string(),
                 line: Some(place.0),
@@ -164,6 +186,7 @@ impl FileScanner<'_> {
             && let Some(f) = self.findings.last_mut()
         {
             f.confidence = Confidence::Low;
+            f.why = crate::finding::Why::default().with(Reason::JsonComments);
         }
     }
 
@@ -181,7 +204,7 @@ impl FileScanner<'_> {
             return;
         };
         let (line, column) = self.locate(text, offset);
-        let place = (line, column, Confidence::High);
+        let place = (line, column, Assessment::high());
         let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
         let fingerprints = self.key.pair(&rule.id, value.as_bytes());
         let message = rule.description.clone();

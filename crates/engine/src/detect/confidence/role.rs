@@ -1,0 +1,296 @@
+//! Who wrote a string: a model (its answer), a person (a question, an instruction), a
+//! machine (a tool's output, a traceback, run metadata) or the task itself (set-up
+//! scripts, ground truth, fixtures). Read from the record's own shape — the member
+//! names above the value and a speaker member (`"role": "assistant"`) of an object it
+//! sits in — with the words of `rules/vocabulary/roles.toml`, never per repository.
+
+use super::words;
+use crate::formats::{NodeId, Unit};
+use serde::Deserialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Role {
+    #[default]
+    Unknown,
+    Model,
+    Person,
+    Machine,
+    Task,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RolesFile {
+    model: Vec<String>,
+    ambiguous: Vec<String>,
+    names_model: Vec<String>,
+    names_command: Vec<String>,
+    person: Vec<String>,
+    machine: Vec<String>,
+    task: Vec<String>,
+    speaker_members: Vec<String>,
+    speaker_model: Vec<String>,
+    speaker_person: Vec<String>,
+    speaker_machine: Vec<String>,
+    speaker_task: Vec<String>,
+}
+
+const BUILTIN_ROLES: &str = include_str!("../../../../../rules/vocabulary/roles.toml");
+
+/// What one word of a member name says.
+#[derive(Debug, Clone, Copy)]
+enum Word {
+    Role(Role),
+    Ambiguous,
+}
+
+/// The role vocabulary, compiled.
+#[derive(Debug, Default, Clone)]
+pub struct Roles {
+    words: HashMap<String, Word>,
+    names_model: Vec<String>,
+    names_command: Vec<String>,
+    speaker_members: Vec<String>,
+    speakers: HashMap<String, Role>,
+}
+
+impl Roles {
+    /// The shipped vocabulary. A test checks it parses; were it ever not to, no value
+    /// would have a role and confidence would only be less often lowered.
+    pub fn builtin() -> Roles {
+        toml::from_str::<RolesFile>(BUILTIN_ROLES)
+            .map(Roles::from_file)
+            .unwrap_or_default()
+    }
+
+    fn from_file(f: RolesFile) -> Roles {
+        let mut words = HashMap::new();
+        let mut put = |list: &[String], w: Word| {
+            for s in list {
+                words.entry(s.to_ascii_lowercase()).or_insert(w);
+            }
+        };
+        put(&f.model, Word::Role(Role::Model));
+        put(&f.person, Word::Role(Role::Person));
+        put(&f.machine, Word::Role(Role::Machine));
+        put(&f.task, Word::Role(Role::Task));
+        put(&f.ambiguous, Word::Ambiguous);
+        let mut speakers = HashMap::new();
+        for (list, role) in [
+            (&f.speaker_model, Role::Model),
+            (&f.speaker_person, Role::Person),
+            (&f.speaker_machine, Role::Machine),
+            (&f.speaker_task, Role::Task),
+        ] {
+            for s in list {
+                speakers.insert(s.to_ascii_lowercase(), role);
+            }
+        }
+        Roles {
+            words,
+            names_model: f.names_model,
+            names_command: f.names_command,
+            speaker_members: f.speaker_members,
+            speakers,
+        }
+    }
+
+    /// What a member name says: its first word in the vocabulary decides.
+    fn key(&self, key: &str) -> Option<Word> {
+        words(key).find_map(|w| self.words.get(&w).copied())
+    }
+
+    fn names(&self, key: &str, list: &[String]) -> bool {
+        words(key).any(|w| list.contains(&w))
+    }
+
+    fn speaker(&self, value: &[u8]) -> Option<Role> {
+        let v = std::str::from_utf8(value).ok()?.trim().to_ascii_lowercase();
+        self.speakers.get(&v).copied()
+    }
+
+    /// The role a spelled-out pointer's member names give, for text decoded out of a
+    /// JSON value (the record's shape is not at hand there). Ambiguous names say
+    /// nothing.
+    pub fn of_pointer(&self, pointer: &str) -> Role {
+        pointer
+            .rsplit('/')
+            .filter(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()))
+            .find_map(|k| match self.key(k) {
+                Some(Word::Role(r)) => Some(r),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// What the objects of one unit say about themselves: a speaker member's role, and
+/// whether a member names a model or a command. Built once per unit, on the first
+/// finding that asks, in one pass over its members and values.
+#[derive(Default)]
+pub struct Shape {
+    objects: HashMap<u32, Object>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Object {
+    speaker: Option<Role>,
+    names_model: bool,
+    names_command: bool,
+}
+
+impl Shape {
+    pub fn of(unit: &Unit, roles: &Roles) -> Shape {
+        let mut objects: HashMap<u32, Object> = HashMap::new();
+        for (_, parent, key) in unit.paths.members() {
+            let model = roles.names(key, &roles.names_model);
+            let command = roles.names(key, &roles.names_command);
+            if model || command {
+                let o = objects.entry(parent.index() as u32).or_default();
+                o.names_model |= model;
+                o.names_command |= command;
+            }
+        }
+        for seg in unit.segments.iter().filter(|s| !s.is_key) {
+            let Some(node) = seg.node else { continue };
+            let speaker_member = unit
+                .paths
+                .last_key(node)
+                .is_some_and(|k| roles.speaker_members.iter().any(|m| m == k));
+            if !speaker_member {
+                continue;
+            }
+            if let (Some(parent), Some(role)) = (
+                unit.paths.parent(node),
+                roles.speaker(&unit.text[seg.start..seg.end]),
+            ) {
+                objects.entry(parent.index() as u32).or_default().speaker = Some(role);
+            }
+        }
+        Shape { objects }
+    }
+
+    fn object(&self, id: NodeId) -> Object {
+        self.objects
+            .get(&(id.index() as u32))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Who wrote the value at `node`: the nearest member name or speaker above it
+    /// that says.
+    pub fn role(&self, unit: &Unit, roles: &Roles, node: NodeId) -> Role {
+        let paths = &unit.paths;
+        let mut cur = node;
+        loop {
+            if let Some(p) = paths.verbatim_of(cur) {
+                return roles.of_pointer(p);
+            }
+            match paths.last_key(cur).and_then(|k| roles.key(k)) {
+                Some(Word::Role(r)) => return r,
+                Some(Word::Ambiguous) => {
+                    if let Some(r) = self.resolve(paths, cur) {
+                        return r;
+                    }
+                }
+                None => {}
+            }
+            let Some(parent) = paths.parent(cur) else {
+                return Role::Unknown;
+            };
+            if let Some(r) = self.object(parent).speaker {
+                return r;
+            }
+            cur = parent;
+        }
+    }
+
+    /// An `output` is a model's when its record names a model, a machine's when its
+    /// object names a command.
+    fn resolve(&self, paths: &crate::formats::PathArena, member: NodeId) -> Option<Role> {
+        let holder = paths.parent(member)?;
+        if self.object(holder).names_command {
+            return Some(Role::Machine);
+        }
+        let mut cur = Some(holder);
+        while let Some(id) = cur {
+            if self.object(id).names_model {
+                return Some(Role::Model);
+            }
+            cur = paths.parent(id);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::json;
+
+    fn roles_in(doc: &str) -> Vec<(String, Role)> {
+        let roles = Roles::builtin();
+        let mut unit = Unit::default();
+        assert!(json::tokenize(doc.as_bytes(), 0, &mut unit).is_ok());
+        let shape = Shape::of(&unit, &roles);
+        unit.segments
+            .iter()
+            .filter(|s| !s.is_key)
+            .filter_map(|s| s.node)
+            .map(|n| (unit.paths.pointer(n), shape.role(&unit, &roles, n)))
+            .collect()
+    }
+
+    fn role_at(doc: &str, pointer: &str) -> Role {
+        roles_in(doc)
+            .into_iter()
+            .find(|(p, _)| p == pointer)
+            .map(|(_, r)| r)
+            .unwrap_or_else(|| panic!("no value at {pointer}"))
+    }
+
+    #[test]
+    fn the_vocabulary_ships() {
+        assert!(toml::from_str::<RolesFile>(BUILTIN_ROLES).is_ok());
+    }
+
+    #[test]
+    fn speakers_name_who_wrote_a_message() {
+        let doc = r#"{"messages": [{"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"}, {"role": "tool", "content": "c"},
+            {"role": "system", "content": "d"}]}"#;
+        assert_eq!(role_at(doc, "/messages/0/content"), Role::Person);
+        assert_eq!(role_at(doc, "/messages/1/content"), Role::Model);
+        assert_eq!(role_at(doc, "/messages/2/content"), Role::Machine);
+        assert_eq!(role_at(doc, "/messages/3/content"), Role::Task);
+    }
+
+    #[test]
+    fn member_names_say_it_nearest_first() {
+        let doc = r#"{"choices": [{"turns": [{"content": "a"}]}], "instruction": "b",
+            "trajectory": [{"observation": "c", "thought": "d"}],
+            "init": {"code": "e"}, "ground_truth": "f", "tool_output": "g"}"#;
+        assert_eq!(role_at(doc, "/choices/0/turns/0/content"), Role::Model);
+        assert_eq!(role_at(doc, "/instruction"), Role::Person);
+        assert_eq!(role_at(doc, "/trajectory/0/observation"), Role::Machine);
+        assert_eq!(role_at(doc, "/trajectory/0/thought"), Role::Model);
+        assert_eq!(role_at(doc, "/init/code"), Role::Task);
+        assert_eq!(role_at(doc, "/ground_truth"), Role::Task);
+        assert_eq!(role_at(doc, "/tool_output"), Role::Machine);
+    }
+
+    /// `output` is an answer where the record names a model, a program's output where
+    /// it names a command, and just a field elsewhere.
+    #[test]
+    fn an_output_is_whose_the_record_says() {
+        let eval = r#"{"instruction": "q", "output": "a", "generator": "m"}"#;
+        assert_eq!(role_at(eval, "/output"), Role::Model);
+        let pair = r#"{"instruction": "q", "output_1": "a", "generator_1": "m"}"#;
+        assert_eq!(role_at(pair, "/output_1"), Role::Model);
+        let run = r#"{"command": "ls", "output": "a", "exit_code": 0}"#;
+        assert_eq!(role_at(run, "/output"), Role::Machine);
+        let field = r#"{"id": "x", "form": "json", "output": "a"}"#;
+        assert_eq!(role_at(field, "/output"), Role::Unknown);
+    }
+}

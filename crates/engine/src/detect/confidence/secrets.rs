@@ -1,0 +1,128 @@
+//! Credentials with no provider's shape (a password in an assignment, a token after a
+//! keyword): code and templates rather than a literal, placeholder words, hashes.
+
+use super::{Assessment, Context};
+use crate::finding::Reason;
+
+pub(super) fn credential(cx: &Context<'_>) -> Assessment {
+    let v = cx
+        .value
+        .trim_matches(|c| c == '"' || c == '\'')
+        .trim_end_matches([')', ']', '}']);
+    let password = cx.rule_id.ends_with("password_assignment");
+    if let Some(r) = not_a_literal(v, cx.before, password) {
+        return Assessment::low(r);
+    }
+    if hashed_name(cx.before) {
+        return Assessment::low(Reason::HashedValue);
+    }
+    // A password-shaped value is as sure as a pattern with no provider can be; other
+    // keyword rules keep their own sureness.
+    match password {
+        true => Assessment::medium(),
+        false => Assessment::high(),
+    }
+}
+
+/// `password = db.Column(...)`, `password=hashed_password`, `--password=%X%`,
+/// `sapConn.Password = sapPass`, `myPassword`, `P@ssw0rd1`, prose.
+fn not_a_literal(v: &str, before: &[u8], password: bool) -> Option<Reason> {
+    let quoted = before.last().is_some_and(|c| matches!(c, b'"' | b'\''));
+    let identifier_chars = v
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+        && v.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let snake_or_lower = !v.chars().any(|c| c.is_ascii_digit())
+        && (v.contains('_') || v.contains('.') || v.chars().all(|c| c.is_ascii_lowercase()));
+    // Unquoted camelCase (`sapPass`, `newPassword`) is a variable, not a value; a
+    // token's mixed case comes with digits or length.
+    let camel = !quoted
+        && v.len() <= 32
+        && !v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && v.chars().any(|c| c.is_ascii_uppercase());
+    if identifier_chars && (snake_or_lower || camel) {
+        return Some(Reason::CodeReference);
+    }
+    // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).
+    if v.contains('(') || v.contains('[') {
+        return Some(Reason::CodeReference);
+    }
+    if v.starts_with(['$', '%', '{', '<', '!', '/', '~']) || v.contains("${") || v.contains("{{") {
+        return Some(Reason::TemplateSlot);
+    }
+    // `YourBrowserStackAccessKey`, `your_token`: the slot, named.
+    let lower = v.to_ascii_lowercase();
+    if lower.starts_with("your")
+        && v[4..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase() || c == '_' || c == '-')
+    {
+        return Some(Reason::TemplateSlot);
+    }
+    // "password: Create a strong one": an instruction, not a password.
+    let prose = [
+        "Create", "Choose", "Enter", "Use", "Set", "Change", "Make", "Type", "Provide", "Generate",
+        "Pick", "Select", "Reset", "Remember",
+    ]
+    .contains(&v);
+    if prose {
+        return Some(Reason::Prose);
+    }
+    // `myPassword`, `the_secret`: a slot named in words.
+    let slot_prefix = ["my", "some", "the"].iter().any(|p| {
+        v.len() > p.len() + 2
+            && lower.starts_with(p)
+            && v[p.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_uppercase() || c == '_' || c == '-')
+    });
+    // `P@ssw0rd1`, `myp@ssw0rd`: the word itself, dressed up.
+    let plain: String = lower
+        .chars()
+        .map(|c| match c {
+            '@' | '4' => 'a',
+            '0' => 'o',
+            '1' | '!' => 'i',
+            '3' => 'e',
+            '$' | '5' => 's',
+            c => c,
+        })
+        .collect();
+    let the_word = [
+        "password", "passwd", "passw", "secret", "changeme", "letmein",
+    ]
+    .iter()
+    .any(|w| plain.contains(w));
+    // Only where the pattern knows nothing of the value's shape: a keyword rule's
+    // value may be a real password that happens to hold the word.
+    (password && (slot_prefix || the_word)).then_some(Reason::Placeholder)
+}
+
+/// The name the value is assigned to says it is a hash or ciphertext of a password
+/// (`enc_password = "…"`, `password_hash: …`), not the password.
+fn hashed_name(before: &[u8]) -> bool {
+    let tail = &before[before.len().saturating_sub(48)..];
+    let line = match memchr::memrchr(b'\n', tail) {
+        Some(i) => &tail[i + 1..],
+        None => tail,
+    };
+    let lower = line.to_ascii_lowercase();
+    [
+        "enc_",
+        "encrypted",
+        "hashed",
+        "_hash",
+        "hash_",
+        "digest",
+        "cipher",
+        "bcrypt",
+        "salt",
+    ]
+    .iter()
+    .any(|w| memchr::memmem::find(&lower, w.as_bytes()).is_some())
+}
