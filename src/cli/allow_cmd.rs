@@ -6,6 +6,7 @@
 use super::{AllowArgs, Cli, Exit};
 use crate::config::Config;
 use crate::finding::guard::guard;
+use crate::report::groups;
 use crate::scan::Scanner;
 use anyhow::Context;
 use std::path::PathBuf;
@@ -50,12 +51,32 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?;
     let report = scanner.scan_paths(std::slice::from_ref(&file), None)?;
-    let mut prints: Vec<(String, String)> = report
+    let here = report
         .findings
         .iter()
         .filter(|f| f.rule_id == args.rule)
         .filter(|f| line.is_none() || f.location.line == line)
-        .filter(|f| column.is_none() || f.location.column == column)
+        .filter(|f| column.is_none() || f.location.column == column);
+    if args.group {
+        let patterns: std::collections::BTreeSet<String> = here
+            .map(|f| groups::pattern(f.location.json_pointer.as_deref().unwrap_or("")))
+            .collect();
+        return write_entries(
+            &config_path,
+            &args.reason,
+            patterns.iter().map(|p| {
+                let pointer = toml::Value::String(p.clone()).to_string();
+                format!(
+                    "path = {}\nrule = {}\npointer = {pointer}\n",
+                    toml::Value::String(within.clone()),
+                    toml::Value::String(args.rule.clone())
+                )
+            }),
+            &scanner,
+            args,
+        );
+    }
+    let mut prints: Vec<(String, String)> = here
         .map(|f| {
             let at = match f.location.line {
                 Some(l) => format!("{}:{l}", f.location.path),
@@ -66,38 +87,58 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
         .collect();
     prints.sort();
     prints.dedup_by(|a, b| a.0 == b.0);
-    if prints.is_empty() {
+    let path = toml::Value::String(within.clone()).to_string();
+    write_entries(
+        &config_path,
+        &args.reason,
+        prints.iter().map(|(fingerprint, at)| {
+            format!(
+                "# accepted at {}\nfingerprint = \"{fingerprint}\"\npath = {path}\n",
+                guard(at)
+            )
+        }),
+        &scanner,
+        args,
+    )
+}
+
+/// Appends one `[[allow]]` entry per body (its keys but the reason) to the config,
+/// atomically, once the whole config still parses.
+fn write_entries(
+    config_path: &std::path::Path,
+    reason: &str,
+    bodies: impl Iterator<Item = String>,
+    scanner: &Scanner,
+    args: &AllowArgs,
+) -> anyhow::Result<Exit> {
+    let bodies: Vec<String> = bodies.collect();
+    if bodies.is_empty() {
         anyhow::bail!(
-            "no `{}` finding at {} (see `privacy-audit scan {}`)",
+            "no `{}` finding at {} (see `privacy-audit scan`)",
             guard(&args.rule),
             guard(&args.location),
-            guard(&file.to_string_lossy())
         );
     }
-    let mut text = std::fs::read_to_string(&config_path)
+    let mut text = std::fs::read_to_string(config_path)
         .with_context(|| format!("{}: cannot read", config_path.display()))?;
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    let reason = toml::Value::String(args.reason.clone()).to_string();
-    for (fingerprint, at) in &prints {
-        let path = toml::Value::String(within.clone()).to_string();
-        text.push_str(&format!(
-            "\n[[allow]]\n# accepted at {}\nfingerprint = \"{fingerprint}\"\npath = {path}\nreason = {reason}\n",
-            guard(at)
-        ));
+    let reason = toml::Value::String(reason.to_string()).to_string();
+    for body in &bodies {
+        text.push_str(&format!("\n[[allow]]\n{body}reason = {reason}\n"));
     }
     Config::parse(&text).map_err(|e| anyhow::anyhow!("the new entry would not parse: {e}"))?;
-    super::baseline_cmd::write_atomically(&config_path, text.as_bytes())
+    super::baseline_cmd::write_atomically(config_path, text.as_bytes())
         .with_context(|| format!("{}: cannot write", config_path.display()))?;
-    let n = prints.len();
+    let n = bodies.len();
     eprintln!(
         "privacy-audit: {n} [[allow]] entr{} added to {}; commit it on its own (the hook reads \
          the config as committed before the change it judges)",
         if n == 1 { "y" } else { "ies" },
         config_path.display()
     );
-    if !scanner.key().has_team() {
+    if !args.group && !scanner.key().has_team() {
         eprintln!(
             "privacy-audit: warning: the config has no [team] key, so the entry holds on this \
              machine only (`privacy-audit init` in a fresh repository writes one)"

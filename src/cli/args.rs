@@ -288,4 +288,8 @@ pub struct AllowArgs {
     /// Why it is not a leak; kept in the entry.
     #[arg(long)]
     pub reason: String,
+    /// Accept the finding's whole group: every finding of the rule at the same JSON
+    /// Pointer pattern in this file (a table), whatever its value, now and later.
+    #[arg(long)]
+    pub group: bool,
 }

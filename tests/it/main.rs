@@ -26,6 +26,7 @@ mod leak;
 mod leak_forms;
 mod leak_property;
 mod merge;
+mod precision;
 mod provenance;
 mod providers;
 mod scan_sample;

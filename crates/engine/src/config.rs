@@ -155,6 +155,10 @@ pub struct AllowEntry {
     pub path: Option<String>,
     #[serde(default)]
     pub rule: Option<String>,
+    /// With `path` and `rule`: only findings whose JSON Pointer fits this pattern
+    /// (`*` for any one step: `/users/*/email`), so one entry accepts one table.
+    #[serde(default)]
+    pub pointer: Option<String>,
     pub reason: String,
 }
 
@@ -293,6 +297,19 @@ impl Config {
             let n = i + 1;
             if a.reason.trim().is_empty() {
                 return Err(format!("allow #{n}: `reason` must say why"));
+            }
+            if a.pointer.is_some() && (a.path.is_none() || a.rule.is_none()) {
+                return Err(format!(
+                    "allow #{n}: `pointer` limits a `path` and `rule` entry; give both"
+                ));
+            }
+            if a.pointer
+                .as_deref()
+                .is_some_and(|p| !p.is_empty() && !p.starts_with('/'))
+            {
+                return Err(format!(
+                    "allow #{n}: `pointer` is a JSON Pointer pattern starting with `/`"
+                ));
             }
             match (&a.fingerprint, &a.path, &a.rule) {
                 // A value anywhere, or (with `path`) only in the files the glob names:

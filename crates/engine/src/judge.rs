@@ -117,7 +117,29 @@ pub struct Acceptance {
 
 enum Allow {
     Fingerprint(String, Option<GlobMatcher>),
-    PathRule(GlobMatcher, String),
+    /// A rule within a path glob, and (for a table) a pointer pattern.
+    PathRule(GlobMatcher, String, Option<String>),
+}
+
+impl Allow {
+    fn accepts(&self, f: &Finding) -> bool {
+        match self {
+            Allow::Fingerprint(fp, within) => {
+                f.shared.0.starts_with(fp.as_str())
+                    && within.as_ref().is_none_or(|g| g.is_match(&f.location.path))
+            }
+            Allow::PathRule(glob, id, pointer) => {
+                *id == f.rule_id
+                    && glob.is_match(&f.location.path)
+                    && pointer.as_deref().is_none_or(|p| {
+                        crate::report::groups::fits(
+                            p,
+                            f.location.json_pointer.as_deref().unwrap_or(""),
+                        )
+                    })
+            }
+        }
+    }
 }
 
 impl Acceptance {
@@ -166,7 +188,9 @@ impl Acceptance {
                         None => None,
                     },
                 ),
-                (None, Some(glob), Some(rule)) => Allow::PathRule(path_glob(glob)?, rule.clone()),
+                (None, Some(glob), Some(rule)) => {
+                    Allow::PathRule(path_glob(glob)?, rule.clone(), a.pointer.clone())
+                }
                 _ => continue, // rejected by config validation
             };
             rules.push((matcher, shown_reason(&a.reason)));
@@ -179,14 +203,7 @@ impl Acceptance {
 
     fn judge(&self, f: &Finding) -> Option<(&'static str, Option<String>)> {
         for (rule, reason) in &self.allow {
-            let hit = match rule {
-                Allow::Fingerprint(fp, within) => {
-                    f.shared.0.starts_with(fp.as_str())
-                        && within.as_ref().is_none_or(|g| g.is_match(&f.location.path))
-                }
-                Allow::PathRule(glob, id) => *id == f.rule_id && glob.is_match(&f.location.path),
-            };
-            if hit {
+            if rule.accepts(f) {
                 return Some(("allow", Some(reason.clone())));
             }
         }
@@ -219,17 +236,7 @@ impl Acceptance {
             .allow
             .iter()
             .enumerate()
-            .filter(|(_, (rule, _))| {
-                !all.iter().any(|f| match rule {
-                    Allow::Fingerprint(fp, within) => {
-                        f.shared.0.starts_with(fp.as_str())
-                            && within.as_ref().is_none_or(|g| g.is_match(&f.location.path))
-                    }
-                    Allow::PathRule(glob, id) => {
-                        *id == f.rule_id && glob.is_match(&f.location.path)
-                    }
-                })
-            })
+            .filter(|(_, (rule, _))| !all.iter().any(|f| rule.accepts(f)))
             .map(|(i, _)| i + 1)
             .collect();
         (stale, unused)

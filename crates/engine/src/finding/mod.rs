@@ -184,6 +184,10 @@ pub struct Finding {
     #[serde(skip)]
     pub shared: Fingerprint,
     pub message: String,
+    /// The group this finding belongs to in its report (`g1`, …): one rule at one
+    /// pointer pattern in one file (see [`crate::report::groups`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// The commit that added the blob, for findings from `scan-git` and pre-push.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,

@@ -51,7 +51,9 @@ reasons! {
     FakeDataFormat => "fake_data_format", "the format a fake-data generator prints";
     NumberSeries => "number_series", "part of a run of numbers, a date or a fraction";
     TollFree => "toll_free", "a toll-free business line";
+    FictionalRecord => "fictional_record", "its record's other contact details are fiction";
     TestCard => "test_card", "an issuer's published test number";
+    AddressRange => "address_range", "a range of addresses, not one host";
     PrivateRange => "private_range", "a private-range address";
     ExampleNeighbours => "example_neighbours", "listed with example values";
     VersionString => "version_string", "a version or catalogue number";

@@ -13,6 +13,11 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The node at `index` of its arena (see [`NodeId::index`]).
+    pub fn from_index(index: usize) -> NodeId {
+        NodeId(u32::try_from(index).unwrap_or(u32::MAX))
+    }
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -194,6 +194,7 @@ impl Verifier<'_> {
                 fingerprint: self.key.fingerprint(rule.id, f.rel.as_bytes()),
                 shared: self.key.shared_fingerprint(rule.id, f.rel.as_bytes()),
                 message: rule.description.to_string(),
+                group: None,
                 commit: None,
             });
         }
@@ -246,6 +247,7 @@ pub fn claim_finding(
         fingerprint: key.fingerprint(rule.id, value.as_bytes()),
         shared: key.shared_fingerprint(rule.id, value.as_bytes()),
         message: rule.description.to_string(),
+        group: None,
         commit: None,
     })
 }

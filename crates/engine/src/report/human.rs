@@ -36,7 +36,15 @@ pub fn write(
 ) -> std::io::Result<()> {
     let paint = Paint(color);
     let mut current: Option<&str> = None;
+    let sizes = super::groups::sizes(&report.findings);
+    let mut shown = std::collections::HashSet::new();
     for f in &report.findings {
+        // A group (one rule at one pointer pattern in one file) is shown once.
+        if let Some(g) = f.group.as_deref()
+            && !shown.insert(g)
+        {
+            continue;
+        }
         if current != Some(f.location.path.as_str()) {
             if current.is_some() {
                 writeln!(out)?;
@@ -64,6 +72,29 @@ pub fn write(
             None => {}
         }
         writeln!(out, "      | {}", f.excerpt)?;
+        if let Some(phrase) = f.why.iter().next().map(|r| r.phrase()) {
+            writeln!(out, "      why: {phrase}")?;
+        }
+        if let Some(&(n, values)) = f.group.as_deref().and_then(|g| sizes.get(g))
+            && n > 1
+        {
+            let at = f
+                .location
+                .json_pointer
+                .as_deref()
+                .map(|p| format!(" at {}", super::groups::pattern(p)))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "      + {} more{at} ({values} distinct value{}); to accept them all: \
+                 privacy-audit allow {}:{} --rule {} --group --reason WHY",
+                n - 1,
+                if values == 1 { "" } else { "s" },
+                f.location.path,
+                f.location.line.unwrap_or(0),
+                f.rule_id
+            )?;
+        }
         if let Some(remedy) = rules.rule(&f.rule_id).and_then(|r| r.remedy) {
             writeln!(out, "      fix: {remedy}")?;
         }

@@ -1,6 +1,7 @@
 //! Reports: the docs/reference.md §4 document and its three renderings. Output formats are sinks:
 //! they receive finished, masked findings and never detect anything.
 
+pub mod groups;
 pub mod human;
 pub mod json;
 pub mod merge;
@@ -131,6 +132,7 @@ impl Report {
     ) -> Report {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        groups::assign(&mut findings);
         let mut by_category = BTreeMap::new();
         for f in &findings {
             *by_category
@@ -193,6 +195,7 @@ impl Report {
 
     /// Recomputes the finding counts after findings moved (suppression).
     pub fn recount(&mut self) {
+        groups::assign(&mut self.findings);
         let mut by_category = BTreeMap::new();
         for f in &self.findings {
             *by_category

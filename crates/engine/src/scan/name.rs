@@ -84,6 +84,7 @@ impl Scanner {
                     fingerprint: self.key.fingerprint(&rule.id, &value),
                     shared: self.key.shared_fingerprint(&rule.id, &value),
                     message: format!("{} (in the file name)", rule.description),
+                    group: None,
                     commit: None,
                 }
             })

@@ -4,8 +4,8 @@
 /// How far before a value an "e.g." or "such as" still speaks of it.
 const EXAMPLE_WINDOW: usize = 40;
 
-/// Words that present what follows as an example, a format or a test value.
-const EXAMPLE_WORDS: &[&str] = &[
+/// Phrases that present what follows as an example, within the window on its line.
+const EXAMPLE_PHRASES: &[&str] = &[
     "e.g.",
     "e.g ",
     "eg.",
@@ -13,27 +13,27 @@ const EXAMPLE_WORDS: &[&str] = &[
     "for instance",
     "example",
     "such as",
-    "format",
-    "formatted",
-    "sample",
-    "fake",
-    "dummy",
     "placeholder",
     "fictional",
     "fictitious",
     "made-up",
     "made up",
+    "dummy",
+    "fake",
     "mock",
-    "invalid",
-    "valid",
-    "test",
     "like:",
     "like `",
     "like \"",
     "like '",
 ];
 
-/// An example word in the last few words before the value, on the same line.
+/// Words that present a value only right before it (one of the last two words):
+/// "a test address x", "in the format x", "emails like x"; further back they are a
+/// log's own words ("sample upload by x", "INFO test_login: authenticated x").
+const CLOSE_WORDS: &[&str] = &["test", "sample", "format", "formatted", "like", "validate"];
+
+/// An example phrase shortly before the value on its line, or an example word right
+/// before it.
 pub(super) fn example_words(before: &[u8]) -> bool {
     let tail = &before[before.len().saturating_sub(EXAMPLE_WINDOW)..];
     let line = match memchr::memrchr(b'\n', tail) {
@@ -41,24 +41,25 @@ pub(super) fn example_words(before: &[u8]) -> bool {
         None => tail,
     };
     let lower = line.to_ascii_lowercase();
-    EXAMPLE_WORDS.iter().any(|w| {
-        memchr::memmem::find_iter(&lower, w.as_bytes()).any(|i| {
-            // A whole word: `latest` holds no `test`, `attestation` none either.
-            let start_ok = i == 0 || !lower[i - 1].is_ascii_alphabetic();
-            let end = i + w.len();
-            let end_ok = end >= lower.len()
-                || !lower[end].is_ascii_alphabetic()
-                || !w.as_bytes()[w.len() - 1].is_ascii_alphabetic();
-            start_ok && end_ok
-        })
-    })
+    let phrase = EXAMPLE_PHRASES.iter().any(|w| {
+        // Where a word starts: `examples` is one, `counterexample` is not.
+        memchr::memmem::find_iter(&lower, w.as_bytes())
+            .any(|i| i == 0 || !lower[i - 1].is_ascii_alphabetic())
+    });
+    let close = lower
+        .split(|b| !b.is_ascii_alphanumeric() && *b != b'_')
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(2)
+        .any(|w| CLOSE_WORDS.iter().any(|c| c.as_bytes() == w));
+    phrase || close
 }
 
-/// A quoted literal handed to code: an argument of a call (`check_email("…")`,
-/// `f(a, '…')`, `f(email="…")`), an element of a list (`["…", "…"]`), an assertion's
-/// operand or a variable set to it (`email = "…"`). Who wrote the code decides
-/// elsewhere whether that makes it a test input (a machine printing a real file's
-/// code is evidence).
+/// A quoted literal handed to a check or a demonstration in code: an argument of an
+/// assertion or of a checking function (`assert check_email("…")`,
+/// `print(is_valid('…'))`, `removezero_ip("…")` in a test), or an element of a list a
+/// test loops over. A literal in code someone pasted from their own project
+/// (`connect(host="…")`, `author_email="…"`) is configuration, not a test input.
 pub(super) fn code_literal(before: &[u8], after: &[u8]) -> bool {
     let Some((&quote, rest)) = before.split_last() else {
         return false;
@@ -77,21 +78,39 @@ pub(super) fn code_literal(before: &[u8], after: &[u8]) -> bool {
         }
         _ => rest,
     };
-    let Some(&opener) = rest.last() else {
+    if !rest
+        .last()
+        .is_some_and(|c| matches!(c, b'(' | b',' | b'[' | b'='))
+        && !rest.ends_with(b"assert")
+    {
         return false;
-    };
-    match opener {
-        b'(' | b',' | b'[' => true,
-        // `x = "…"`, `x == "…"`, `f(email="…")`, but not a JSON member (`"x": "…"`).
-        b'=' => {
-            let lhs = rest[..rest.len() - 1].trim_ascii_end();
-            let lhs = lhs.strip_suffix(b"=").unwrap_or(lhs);
-            let lhs = lhs.strip_suffix(b"!").unwrap_or(lhs);
-            lhs.last()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b']' | b')'))
-        }
-        _ => rest.ends_with(b"assert") || rest.ends_with(b"return"),
     }
+    let line = match memchr::memrchr(b'\n', rest) {
+        Some(i) => &rest[i + 1..],
+        None => rest,
+    };
+    let line = line.to_ascii_lowercase();
+    let after_line = after
+        .split(|b| *b == b'\n')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let checks = |text: &[u8]| {
+        [
+            &b"assert"[..],
+            b"expect(",
+            b"print(",
+            b"console.log(",
+            b"check",
+            b"valid",
+            b"verify",
+            b"test",
+            b"==",
+        ]
+        .iter()
+        .any(|w| memchr::memmem::find(text, w).is_some())
+    };
+    checks(&line) || checks(&after_line)
 }
 
 /// The value's line opens with a line number, as a file viewer, `cat -n`, `grep -n`
@@ -109,8 +128,15 @@ pub(super) fn listing_line(before: &[u8]) -> bool {
 }
 
 /// Reserved example domains a list may show beside a value (`alice@example.com`,
-/// `bob@…`): the list is made up.
-const EXAMPLE_DOMAINS: &[&[u8]] = &[b"@example.", b"@test.", b"@domain.", b"@email.com"];
+/// `bob@…`): the list is made up. Whole domains: `@test.kestrel.io` is a real
+/// company's test subdomain.
+const EXAMPLE_DOMAINS: &[&[u8]] = &[
+    b"@example.com",
+    b"@example.org",
+    b"@example.net",
+    b"@domain.com",
+    b"@email.com",
+];
 
 /// The value sits in a list whose other entries are example addresses.
 pub(super) fn example_neighbours(before: &[u8], after: &[u8]) -> bool {
@@ -133,25 +159,32 @@ mod tests {
             b"phone number in international format, e.g. '"
         ));
         assert!(example_words(b"an address such as "));
-        assert!(example_words(b"Example usage\nemail = \"test: "));
+        assert!(example_words(b"Example usage\nprint(\"for example: "));
+        assert!(example_words(b"a test address "));
+        assert!(example_words(b"emails like "));
         assert!(!example_words(b"the latest report from "));
         assert!(!example_words(b"Staff Reporter "));
+        assert!(!example_words(b"sample upload by "));
+        assert!(!example_words(b"INFO test_login: authenticated "));
+        assert!(!example_words(b"session valid for "));
         // Another line's example says nothing of this one.
         assert!(!example_words(b"for example:\n  Contact "));
     }
 
     #[test]
-    fn literals_handed_to_code() {
+    fn literals_handed_to_checks() {
         let lit = |b: &str, a: &str| code_literal(b.as_bytes(), a.as_bytes());
         assert!(lit("assert check_email(\"", "\") == 'Valid'"));
-        assert!(lit("removezero_ip(\"", "\")"));
-        assert!(lit("emails = [\"a@x.org\", \"", "\"]"));
-        assert!(lit("email = \"", "\"\nprint(x)"));
-        assert!(lit("authenticate(username='x', password='", "')"));
-        assert!(lit("assert '", "'"));
+        assert!(lit("assert removezero_ip(\"", "\")==('216.8.94.196')"));
+        assert!(lit("print(is_valid_email(\"", "\"))"));
+        assert!(lit("assert '", "' in out"));
         assert!(!lit("\"email\": \"", "\""), "a JSON member");
         assert!(!lit("Contact ", " today"), "prose");
-        assert!(!lit("email = \"", " today"), "an unclosed quote");
+        assert!(
+            !lit("conn = psycopg2.connect(host=\"", "\", user=\"x\")"),
+            "config"
+        );
+        assert!(!lit("    author_email='", "',"), "a project's metadata");
     }
 
     #[test]

@@ -1,17 +1,18 @@
 //! Users the data creates for itself. An operating-system task that runs
 //! `useradd -m jack` or `mkdir -p /home/jack/docs` and then works in `/home/jack`
 //! names the task's account, not a person's: the data defined the name before using
-//! it. Read from shell commands in the text: `useradd`, `adduser`, `usermod`,
-//! `passwd`, `chown`; and entries the data makes right under a home root (`mkdir`,
-//! `touch`, `mv`, `cp`, a `>` redirection), which are its own folders and files.
+//! it. Read from shell commands in the text: `useradd` and `adduser`; and entries the
+//! data makes right under a home root (`mkdir`, `touch`, `mv`, `cp`, a `>`
+//! redirection), which are its own folders and files.
 //!
 //! Using a path is not defining it: `cd /home/ana` or `echo x > /home/ana/notes.txt`
 //! writes into a home that was already there.
 
 use std::collections::HashSet;
 
-/// Commands whose name-like arguments are accounts they create or change.
-const ACCOUNT_COMMANDS: &[&[u8]] = &[b"useradd", b"adduser", b"usermod", b"passwd", b"chown"];
+/// Commands that create accounts (`usermod`, `chown`, `passwd` only change one that
+/// was there before).
+const ACCOUNT_COMMANDS: &[&[u8]] = &[b"useradd", b"adduser"];
 
 /// Adds to `out` every account the shell commands in `text` create.
 pub fn created_users(text: &[u8], out: &mut HashSet<String>) {
@@ -21,9 +22,7 @@ pub fn created_users(text: &[u8], out: &mut HashSet<String>) {
                 continue;
             }
             let args = command_args(&text[at + cmd.len()..]);
-            // `chown` and `passwd` name one account, first; the others may list
-            // several (`adduser sarah jake` adds a user to a group).
-            let one = matches!(*cmd, b"chown" | b"passwd");
+            // `adduser sarah jake` adds a user to a group: both are the data's.
             let mut tokens = args
                 .split(|b| b.is_ascii_whitespace())
                 .map(trim_quotes)
@@ -38,13 +37,8 @@ pub fn created_users(text: &[u8], out: &mut HashSet<String>) {
                 if arg.starts_with(b"-") {
                     continue;
                 }
-                // `chown jack:jack`, `chown jack.users`: the owner.
-                let owner = arg.split(|&b| b == b':').next().unwrap_or_default();
-                if is_account_name(owner) {
-                    insert(out, owner);
-                }
-                if one {
-                    break;
+                if is_account_name(arg) {
+                    insert(out, arg);
                 }
             }
         }
@@ -85,6 +79,10 @@ fn home_entry(arg: &[u8], deep: bool) -> Option<&[u8]> {
     let rest = arg
         .strip_prefix(b"/home/")
         .or_else(|| arg.strip_prefix(b"/Users/"))?;
+    // `cp a /home/ana/` copies into a home that was there.
+    if rest.ends_with(b"/") && !deep {
+        return None;
+    }
     let rest = rest.strip_suffix(b"/").unwrap_or(rest);
     let mut parts = rest.split(|&b| b == b'/');
     let entry = parts.next().filter(|e| !e.is_empty())?;
@@ -178,7 +176,12 @@ mod tests {
             ["jack"]
         );
         assert_eq!(users("adduser sarah jake"), ["jake", "sarah"]);
-        assert_eq!(users("chown mark:users /home/mark/a.txt"), ["mark"]);
+        assert_eq!(
+            users("chown mark:users /home/mark/a.txt"),
+            Vec::<String>::new()
+        );
+        assert_eq!(users("usermod -aG docker ana"), Vec::<String>::new());
+        assert_eq!(users("cp id_rsa.pub /home/ana/"), Vec::<String>::new());
         assert_eq!(
             users("mkdir -p /home/student/test_dir && touch x"),
             ["student"]
@@ -196,7 +199,6 @@ mod tests {
     #[test]
     fn words_that_only_hold_a_command_name_are_not_commands() {
         assert_eq!(users("mybuseradd jack"), Vec::<String>::new());
-        // Prose naming a command defines at most its first word, never a home.
-        assert_eq!(users("the passwd file of /home/ana"), ["file"]);
+        assert_eq!(users("the passwd file of /home/ana"), Vec::<String>::new());
     }
 }

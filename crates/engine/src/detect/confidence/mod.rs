@@ -80,10 +80,22 @@ impl Assessment {
     }
 }
 
+/// Where else in its record a value stands (its own string aside).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Elsewhere {
+    /// In text no model wrote: a model repeating it echoes the record.
+    pub not_model: bool,
+    /// In the task's own definition (its ground truth, its set-up): the question was
+    /// written around a value the task made up.
+    pub task: bool,
+}
+
 /// Facts about the record that cost a search, asked for only when a signal needs them.
 pub trait Record {
-    /// The value also stands elsewhere in the record, in text no model wrote.
-    fn echoed(&mut self) -> bool;
+    fn elsewhere(&mut self) -> Elsewhere;
+    /// The record's other contact details are fiction by convention (a 555 number,
+    /// an `example.com` address, `123 Main St, Anytown`).
+    fn fiction_nearby(&mut self) -> bool;
     /// The data creates this user for itself (see [`defined`]).
     fn defines_user(&mut self, user: &str) -> bool;
 }
@@ -92,7 +104,10 @@ pub trait Record {
 pub struct Alone;
 
 impl Record for Alone {
-    fn echoed(&mut self) -> bool {
+    fn elsewhere(&mut self) -> Elsewhere {
+        Elsewhere::default()
+    }
+    fn fiction_nearby(&mut self) -> bool {
         false
     }
     fn defines_user(&mut self, _: &str) -> bool {
@@ -135,7 +150,7 @@ fn who_and_where(cx: &Context<'_>, base: Assessment, record: &mut dyn Record) ->
         // address in a real repository's setup.py is still the maintainer's.
         Role::Machine => return base.because(Reason::PrintedByMachine),
         Role::Model => {
-            if record.echoed() {
+            if record.elsewhere().not_model {
                 return base.because(Reason::Echoed);
             }
             return Assessment::low(Reason::WrittenByModel);
@@ -166,6 +181,14 @@ fn who_and_where(cx: &Context<'_>, base: Assessment, record: &mut dyn Record) ->
     }
     if cx.category == Category::Email && context::example_neighbours(cx.before, cx.after) {
         return Assessment::low(Reason::ExampleNeighbours);
+    }
+    // A question built around a value the task's own ground truth uses.
+    if record.elsewhere().task {
+        return Assessment::low(Reason::DefinedByTask);
+    }
+    // A record whose other contact details are fiction is a made-up person.
+    if matches!(cx.category, Category::Email | Category::Pii) && record.fiction_nearby() {
+        return Assessment::low(Reason::FictionalRecord);
     }
     base
 }

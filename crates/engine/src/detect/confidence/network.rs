@@ -94,6 +94,11 @@ pub(super) fn email(cx: &Context<'_>, k: &Knowledge) -> Assessment {
     if is_template(local) || words(local).any(|w| SLOT_LOCALS.contains(&w.as_str())) {
         return Assessment::low(Reason::TemplateSlot);
     }
+    // Doe is the stand-in surname of English-speaking law and of every form's
+    // example (`joe_doe@`, `jane.doe@`).
+    if words(local).any(|w| w == "doe") {
+        return Assessment::low(Reason::Placeholder);
+    }
     // A persona local part is a persona at a free-mail or placeholder domain; at a
     // domain of its own (`me@ana-popescu.ro`) the domain names the person.
     if k.vocabulary.locals.contains(stem) && FREE_MAIL.contains(&domain) {
@@ -110,14 +115,15 @@ pub(super) fn ip(cx: &Context<'_>) -> Assessment {
         .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'-')
         || b.ends_with(b"EC ")
         || b.ends_with(b"version ");
-    let octets: Vec<u32> = cx.value.split('.').filter_map(|o| o.parse().ok()).collect();
+    let addr = cx.value.split('/').next().unwrap_or(cx.value);
+    let octets: Vec<u32> = addr.split('.').filter_map(|o| o.parse().ok()).collect();
     if versioned || (octets.len() == 4 && octets.iter().all(|&o| o < 10)) {
         return Assessment::low(Reason::VersionString);
     }
     // Router defaults every tutorial shows, Docker's bridge, VirtualBox's NAT guest,
     // the cloud metadata address.
     let default = matches!(
-        cx.value,
+        addr,
         "192.168.0.1"
             | "192.168.1.1"
             | "192.168.1.254"
@@ -132,9 +138,21 @@ pub(super) fn ip(cx: &Context<'_>) -> Assessment {
     if default {
         return Assessment::low(Reason::Placeholder);
     }
-    // A CIDR block names a range, not a host.
-    if cx.after.first() == Some(&b'/') && cx.after.get(1).is_some_and(u8::is_ascii_digit) {
-        return Assessment::low(Reason::ExampleContext);
+    // A CIDR block names a range, not a host (a `/32` is one host).
+    let prefix = match cx.value.split_once('/') {
+        Some((_, p)) => p.parse::<u8>().ok(),
+        None if cx.after.first() == Some(&b'/') => {
+            let digits: String = cx.after[1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .map(|&b| b as char)
+                .collect();
+            digits.parse::<u8>().ok()
+        }
+        None => None,
+    };
+    if prefix.is_some_and(|p| p < 32) {
+        return Assessment::low(Reason::AddressRange);
     }
     // Private, shared and link-local ranges are reachable only inside one network: an
     // address there says little in what a person typed (a tutorial, a question). A
@@ -144,20 +162,15 @@ pub(super) fn ip(cx: &Context<'_>) -> Assessment {
         [10, ..] | [192, 168, ..] | [169, 254, ..] => true,
         [172, b, ..] => (16..32).contains(b),
         [100, b, ..] => (64..128).contains(b),
-        _ => cx.value.contains(':') && private_v6(cx.value),
+        _ => addr.contains(':') && private_v6(addr),
     };
     if private && !matches!(cx.role, super::Role::Machine | super::Role::Unknown) {
         return Assessment::low(Reason::PrivateRange);
     }
-    // `123.45.67.89`, `1.2.3.4`: digits counted up, the address every example shows.
-    let digits: String = cx.value.chars().filter(char::is_ascii_digit).collect();
-    let counted = digits.len() >= 6
-        && digits
-            .as_bytes()
-            .windows(2)
-            .all(|w| w[1] == w[0] + 1 || (w[0] == b'9' && w[1] == b'0'));
-    if counted {
-        return Assessment::low(Reason::ExampleContext);
+    // `123.45.67.89`, `98.76.54.32`: digits counted up or down, the address every
+    // example shows.
+    if super::numbers::counted(addr.split(['.', ':'])) {
+        return Assessment::low(Reason::TemplateSlot);
     }
     Assessment::medium()
 }
@@ -178,29 +191,63 @@ pub(super) fn host(cx: &Context<'_>, k: &Knowledge) -> Assessment {
     {
         return Assessment::high().because(Reason::ThisMachine);
     }
-    // `threading.local()`, `from werkzeug.local import`: code, not a host; well-known
-    // defaults and placeholder domains name no private machine.
-    let call = cx.after.first() == Some(&b'(');
-    let before = String::from_utf8_lossy(cx.before);
-    let import = before.trim_end().ends_with("from") || before.trim_end().ends_with("import");
-    let code = lower.split('.').any(|l| {
-        [
-            "self",
-            "this",
-            "threading",
-            "jax",
-            "np",
-            "torch",
-            "os",
-            "sys",
-        ]
-        .contains(&l)
-    });
+    // `threading.local()`, `from werkzeug.local import`, `self.cfg.local`: code, not a
+    // host. Only on an import line and before a call's bracket: "a reply from
+    // mx2.corp.internal" and "mailhub.corp.lan(10.4.0.2)" are hosts.
+    let line = cx
+        .before
+        .rsplit(|b| *b == b'\n')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii_start();
+    let import = line.starts_with(b"from ") || line.starts_with(b"import ");
+    let call =
+        cx.after.first() == Some(&b'(') && !cx.after.get(1).is_some_and(|b| b.is_ascii_digit());
+    let first = lower.split('.').next().unwrap_or_default();
+    let code = [
+        "self",
+        "this",
+        "threading",
+        "jax",
+        "np",
+        "torch",
+        "os",
+        "sys",
+        "game",
+        "window",
+        "document",
+    ]
+    .contains(&first);
     if import || call || code {
         return Assessment::low(Reason::CodeReference);
     }
-    let generic = ["homeassistant.local", "raspberrypi.local", "printer.local"]
-        .contains(&lower.as_str())
+    // A kind of machine under a bare local suffix names no one machine:
+    // `myserver.local`, `nas.lan`, `router.home` (`api.payments.svc.cluster.local`
+    // names a real cluster's service).
+    let kinds = [
+        "server",
+        "myserver",
+        "host",
+        "myhost",
+        "nas",
+        "router",
+        "printer",
+        "pc",
+        "mypc",
+        "laptop",
+        "desktop",
+        "machine",
+        "computer",
+        "homeassistant",
+        "raspberrypi",
+        "node",
+        "db",
+        "database",
+        "web",
+        "app",
+        "api",
+    ];
+    let generic = (kinds.contains(&first) && lower.split('.').count() == 2)
         || lower.split('.').any(|l| {
             [
                 "contoso",

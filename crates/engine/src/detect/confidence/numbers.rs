@@ -21,10 +21,15 @@ pub(super) fn number(cx: &Context<'_>, test_cards: &[String]) -> Assessment {
     if cx.rule_id.contains("payment_card") && test_cards.contains(&digits) {
         return Assessment::low(Reason::TestCard);
     }
+    if counted(cx.value.split(|c: char| !c.is_ascii_digit())) {
+        return Assessment::low(Reason::TemplateSlot);
+    }
     if cx.rule_id.contains("ssn") && !ssn_issuable(&digits) {
         return Assessment::low(Reason::InvalidNumber);
     }
-    if key_says_not_personal(cx.key) {
+    // A card-shaped number under `*_id` or `latency` is an identifier or a
+    // measurement; an SSN under `tax_id` is still a person's.
+    if cx.rule_id.contains("payment_card") && key_says_not_personal(cx.key) {
         return Assessment::low(Reason::NumberSeries);
     }
     Assessment::medium()
@@ -47,8 +52,9 @@ fn embedded(cx: &Context<'_>) -> Option<Reason> {
     (fraction || continues || date || after_number).then_some(Reason::NumberSeries)
 }
 
-/// The bytes, read away from the value, hold separators and then a plain run of
-/// digits (`4833`, `2006`) ending at a space or the end: a neighbour in a series.
+/// The bytes after the value hold separators and then a plain run of digits (`4833`)
+/// that ends the line or is followed by another number: a neighbour in a series, not
+/// prose (`24 hours a day`).
 fn plain_number(mut bytes: impl Iterator<Item = u8>) -> bool {
     let mut first = bytes.next();
     if !matches!(first, Some(b' ' | b'\t')) {
@@ -65,7 +71,14 @@ fn plain_number(mut bytes: impl Iterator<Item = u8>) -> bool {
         digits += 1;
         c = bytes.next();
     }
-    (1..=5).contains(&digits) && c.is_none_or(|b| b.is_ascii_whitespace())
+    let ends = match c {
+        None | Some(b'\n' | b'\r' | b'|' | b',') => true,
+        Some(b' ' | b'\t') => bytes
+            .next()
+            .is_none_or(|b| b.is_ascii_digit() || b == b'\n' || b == b'-'),
+        _ => false,
+    };
+    (1..=5).contains(&digits) && ends
 }
 
 fn phone(cx: &Context<'_>, digits: &str) -> Assessment {
@@ -83,8 +96,12 @@ fn phone(cx: &Context<'_>, digits: &str) -> Assessment {
         13 if digits.starts_with("001") => Some(&digits[3..]),
         _ => None,
     };
+    // The plan speaks only of North American numbers: `06 12 34 56 78` is French.
     let nanp = national.filter(|_| {
-        cx.rule_id.contains("north_america") || cx.value.starts_with("+1") || digits.len() == 10
+        cx.rule_id.contains("north_america")
+            || cx.value.starts_with("+1")
+            || cx.value.starts_with("1-")
+            || cx.value.starts_with("001")
     });
     if let Some(n) = nanp
         && let Some(r) = nanp_verdict(n.as_bytes())
@@ -152,4 +169,65 @@ fn key_says_not_personal(key: Option<&str>) -> bool {
     ]
     .iter()
     .any(|w| k == *w || k.ends_with(&format!("_{w}")) || k.starts_with(&format!("{w}_")))
+}
+
+/// Digits counted up or down (`2345-6789-1234-5678`, `98.76.54.32`, `12.234.56.126`)
+/// or one group repeated (`123.123.123.123`): the number every template shows. Pairs
+/// are counted within each group; so few digit pairs run in sequence by chance (one in
+/// five) that most of them in a row is no one's number.
+pub(super) fn counted<'a>(groups: impl Iterator<Item = &'a str>) -> bool {
+    let groups: Vec<&[u8]> = groups
+        .filter(|g| !g.is_empty())
+        .map(str::as_bytes)
+        .collect();
+    if groups.len() >= 3 && groups.windows(2).all(|w| w[0] == w[1]) {
+        return true;
+    }
+    let (mut pairs, mut seq) = (0usize, 0usize);
+    for g in &groups {
+        for w in g.windows(2) {
+            pairs += 1;
+            let (a, b) = (i16::from(w[0]), i16::from(w[1]));
+            seq += usize::from((b - a).abs() == 1);
+        }
+    }
+    let need = match pairs {
+        0..=8 => 4.max((pairs * 7).div_ceil(10)),
+        _ => (pairs * 6).div_ceil(10),
+    };
+    pairs >= 4 && seq >= need
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn digits_counted_up_or_down() {
+        let c = |s: &str| counted(s.split(|c: char| !c.is_ascii_digit()));
+        for made_up in [
+            "2345-6789-1234-5678",
+            "2278-9812-3456-4567",
+            "98.76.54.32",
+            "87.65.43.21",
+            "109.87.65.43",
+            "12.234.56.126",
+            "145.34.45.56",
+            "123.123.123.123",
+            "1234567890123456",
+        ] {
+            assert!(c(made_up), "{made_up}");
+        }
+        for real in [
+            "22.242.75.136",
+            "15.24.135.80",
+            "52.94.236.248",
+            "81.196.12.7",
+            "4556737586899855",
+            "702-383-0281",
+            "178.34.55.101",
+        ] {
+            assert!(!c(real), "{real}");
+        }
+    }
 }

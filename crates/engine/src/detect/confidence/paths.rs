@@ -154,9 +154,18 @@ fn user_path(value: &str, user: &str, k: &Knowledge, record: &mut dyn Record) ->
             .because(Reason::UserSegment);
     }
     let lower = user.to_ascii_lowercase();
-    // A file, not a folder (`/home/info.txt`: nothing after it).
+    // A file, not a folder (`/home/info.txt`: nothing after it, and an extension);
+    // `/home/j.wh` and `C:\Users\anna.k` are dotted account names.
     let last = value.trim_end_matches(['/', '\\']).ends_with(user);
-    if last && user.contains('.') && !user.contains("..") {
+    let extension = user.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && ((3..=4).contains(&ext.len())
+                && ext
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                || ["md", "py", "js", "sh", "rs", "go", "gz", "db", "ts", "rb"].contains(&ext))
+    });
+    if last && extension {
         return Assessment::low(Reason::SandboxPath);
     }
     // A placeholder or persona (`user123` is `user`), or a slot (`laptop_user`,

@@ -23,7 +23,8 @@ pub enum Role {
 #[serde(deny_unknown_fields)]
 struct RolesFile {
     model: Vec<String>,
-    ambiguous: Vec<String>,
+    answer_like: Vec<String>,
+    output_like: Vec<String>,
     names_model: Vec<String>,
     names_command: Vec<String>,
     person: Vec<String>,
@@ -33,16 +34,18 @@ struct RolesFile {
     speaker_model: Vec<String>,
     speaker_person: Vec<String>,
     speaker_machine: Vec<String>,
-    speaker_task: Vec<String>,
 }
 
 const BUILTIN_ROLES: &str = include_str!("../../../../../rules/vocabulary/roles.toml");
 
 /// What one word of a member name says.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Word {
     Role(Role),
-    Ambiguous,
+    /// A model's answer if the record names a model.
+    AnswerLike,
+    /// A program's output if its object names a command, else like an answer.
+    OutputLike,
 }
 
 /// The role vocabulary, compiled.
@@ -75,13 +78,13 @@ impl Roles {
         put(&f.person, Word::Role(Role::Person));
         put(&f.machine, Word::Role(Role::Machine));
         put(&f.task, Word::Role(Role::Task));
-        put(&f.ambiguous, Word::Ambiguous);
+        put(&f.answer_like, Word::AnswerLike);
+        put(&f.output_like, Word::OutputLike);
         let mut speakers = HashMap::new();
         for (list, role) in [
             (&f.speaker_model, Role::Model),
             (&f.speaker_person, Role::Person),
             (&f.speaker_machine, Role::Machine),
-            (&f.speaker_task, Role::Task),
         ] {
             for s in list {
                 speakers.insert(s.to_ascii_lowercase(), role);
@@ -96,9 +99,24 @@ impl Roles {
         }
     }
 
-    /// What a member name says: its first word in the vocabulary decides.
+    /// What a member name says: its last word in the vocabulary decides, as the head
+    /// of a compound does; an answer- or output-like head defers to a role word before
+    /// it (`expected_output` is the task's).
     fn key(&self, key: &str) -> Option<Word> {
-        words(key).find_map(|w| self.words.get(&w).copied())
+        let found: Vec<Word> = words(key)
+            .filter_map(|w| self.words.get(&w).copied())
+            .collect();
+        match found.last()? {
+            Word::Role(r) => Some(Word::Role(*r)),
+            head => Some(
+                found
+                    .iter()
+                    .rev()
+                    .find(|w| matches!(w, Word::Role(_)))
+                    .copied()
+                    .unwrap_or(*head),
+            ),
+        }
     }
 
     fn names(&self, key: &str, list: &[String]) -> bool {
@@ -189,8 +207,8 @@ impl Shape {
             }
             match paths.last_key(cur).and_then(|k| roles.key(k)) {
                 Some(Word::Role(r)) => return r,
-                Some(Word::Ambiguous) => {
-                    if let Some(r) = self.resolve(paths, cur) {
+                Some(w) => {
+                    if let Some(r) = self.resolve(paths, cur, w == Word::OutputLike) {
                         return r;
                     }
                 }
@@ -206,11 +224,16 @@ impl Shape {
         }
     }
 
-    /// An `output` is a model's when its record names a model, a machine's when its
-    /// object names a command.
-    fn resolve(&self, paths: &crate::formats::PathArena, member: NodeId) -> Option<Role> {
+    /// An `output` is a machine's when its object names a command or an action; it
+    /// and a `response` are a model's when the record names a model.
+    fn resolve(
+        &self,
+        paths: &crate::formats::PathArena,
+        member: NodeId,
+        output: bool,
+    ) -> Option<Role> {
         let holder = paths.parent(member)?;
-        if self.object(holder).names_command {
+        if output && self.object(holder).names_command {
             return Some(Role::Machine);
         }
         let mut cur = Some(holder);
@@ -223,6 +246,29 @@ impl Shape {
         None
     }
 }
+
+/// A model's string may hold a whole conversation (`\n\nHuman: … \n\nAssistant: …`,
+/// as preference data keeps its `chosen` and `rejected` texts): the last turn marker
+/// before the value says who wrote it. Looks back at most `TURN_WINDOW` bytes.
+pub fn turn_before(text: &[u8]) -> Option<Role> {
+    let text = &text[text.len().saturating_sub(TURN_WINDOW)..];
+    let mut best: Option<(usize, Role)> = None;
+    for (marker, role) in [
+        (&b"\nHuman:"[..], Role::Person),
+        (b"\nUser:", Role::Person),
+        (b"\nAssistant:", Role::Model),
+        (b"\nAI:", Role::Model),
+    ] {
+        if let Some(at) = memchr::memmem::rfind(text, marker)
+            && best.is_none_or(|(b, _)| at > b)
+        {
+            best = Some((at, role));
+        }
+    }
+    best.map(|(_, r)| r)
+}
+
+const TURN_WINDOW: usize = 8192;
 
 #[cfg(test)]
 mod tests {
@@ -251,6 +297,16 @@ mod tests {
     }
 
     #[test]
+    fn turns_inside_a_string() {
+        assert_eq!(turn_before(b"\n\nHuman: mail me at "), Some(Role::Person));
+        assert_eq!(
+            turn_before(b"\n\nHuman: hi\n\nAssistant: write to "),
+            Some(Role::Model)
+        );
+        assert_eq!(turn_before(b"no turns here "), None);
+    }
+
+    #[test]
     fn the_vocabulary_ships() {
         assert!(toml::from_str::<RolesFile>(BUILTIN_ROLES).is_ok());
     }
@@ -263,14 +319,16 @@ mod tests {
         assert_eq!(role_at(doc, "/messages/0/content"), Role::Person);
         assert_eq!(role_at(doc, "/messages/1/content"), Role::Model);
         assert_eq!(role_at(doc, "/messages/2/content"), Role::Machine);
-        assert_eq!(role_at(doc, "/messages/3/content"), Role::Task);
+        // A system prompt is the harness's, and may carry the real machine's folders.
+        assert_eq!(role_at(doc, "/messages/3/content"), Role::Unknown);
     }
 
     #[test]
     fn member_names_say_it_nearest_first() {
         let doc = r#"{"choices": [{"turns": [{"content": "a"}]}], "instruction": "b",
             "trajectory": [{"observation": "c", "thought": "d"}],
-            "init": {"code": "e"}, "ground_truth": "f", "tool_output": "g"}"#;
+            "init": {"code": "e"}, "ground_truth": "f", "tool_output": "g",
+            "expected_output": "h", "setup_log": "i", "input_schema": {"x": "j"}}"#;
         assert_eq!(role_at(doc, "/choices/0/turns/0/content"), Role::Model);
         assert_eq!(role_at(doc, "/instruction"), Role::Person);
         assert_eq!(role_at(doc, "/trajectory/0/observation"), Role::Machine);
@@ -278,6 +336,9 @@ mod tests {
         assert_eq!(role_at(doc, "/init/code"), Role::Task);
         assert_eq!(role_at(doc, "/ground_truth"), Role::Task);
         assert_eq!(role_at(doc, "/tool_output"), Role::Machine);
+        assert_eq!(role_at(doc, "/expected_output"), Role::Task);
+        assert_eq!(role_at(doc, "/setup_log"), Role::Machine);
+        assert_eq!(role_at(doc, "/input_schema/x"), Role::Task);
     }
 
     /// `output` is an answer where the record names a model, a program's output where
@@ -292,5 +353,12 @@ mod tests {
         assert_eq!(role_at(run, "/output"), Role::Machine);
         let field = r#"{"id": "x", "form": "json", "output": "a"}"#;
         assert_eq!(role_at(field, "/output"), Role::Unknown);
+        // A step of an agent run: the action's output is the machine's, the response
+        // the model's.
+        let step = r#"{"model_name": "m", "trajectory": [{"action": "curl x", "output": "a",
+            "response": "b"}], "config": {"model": {"base_url": "c"}}}"#;
+        assert_eq!(role_at(step, "/trajectory/0/output"), Role::Machine);
+        assert_eq!(role_at(step, "/trajectory/0/response"), Role::Model);
+        assert_eq!(role_at(step, "/config/model/base_url"), Role::Unknown);
     }
 }

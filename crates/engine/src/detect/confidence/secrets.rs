@@ -5,12 +5,10 @@ use super::{Assessment, Context};
 use crate::finding::Reason;
 
 pub(super) fn credential(cx: &Context<'_>) -> Assessment {
-    let v = cx
-        .value
-        .trim_matches(|c| c == '"' || c == '\'')
-        .trim_end_matches([')', ']', '}']);
+    let raw = cx.value.trim_end_matches([')', ']', '}']);
+    let v = raw.trim_matches(|c| c == '"' || c == '\'');
     let password = cx.rule_id.ends_with("password_assignment");
-    if let Some(r) = not_a_literal(v, cx.before, password) {
+    if let Some(r) = not_a_literal(v, raw, cx.before, password) {
         return Assessment::low(r);
     }
     if hashed_name(cx.before) {
@@ -26,8 +24,9 @@ pub(super) fn credential(cx: &Context<'_>) -> Assessment {
 
 /// `password = db.Column(...)`, `password=hashed_password`, `--password=%X%`,
 /// `sapConn.Password = sapPass`, `myPassword`, `P@ssw0rd1`, prose.
-fn not_a_literal(v: &str, before: &[u8], password: bool) -> Option<Reason> {
-    let quoted = before.last().is_some_and(|c| matches!(c, b'"' | b'\''));
+fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Reason> {
+    let quoted =
+        before.last().is_some_and(|c| matches!(c, b'"' | b'\'')) || v.len() + 2 <= raw.len();
     let identifier_chars = v
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
@@ -43,7 +42,8 @@ fn not_a_literal(v: &str, before: &[u8], password: bool) -> Option<Reason> {
         && !v.chars().any(|c| c.is_ascii_digit())
         && v.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && v.chars().any(|c| c.is_ascii_uppercase());
-    if identifier_chars && (snake_or_lower || camel) {
+    // A quoted value is a literal, whatever it looks like (`"correct.horse"`).
+    if !quoted && identifier_chars && (snake_or_lower || camel) {
         return Some(Reason::CodeReference);
     }
     // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).

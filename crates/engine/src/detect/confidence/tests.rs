@@ -151,7 +151,10 @@ fn this_machine_raises_and_a_web_route_lowers() {
 struct Creates(&'static [&'static str]);
 
 impl Record for Creates {
-    fn echoed(&mut self) -> bool {
+    fn elsewhere(&mut self) -> Elsewhere {
+        Elsewhere::default()
+    }
+    fn fiction_nearby(&mut self) -> bool {
         false
     }
     fn defines_user(&mut self, user: &str) -> bool {
@@ -208,8 +211,14 @@ fn who_wrote_it() {
     // A model repeating the record's own value keeps it.
     struct Echo;
     impl Record for Echo {
-        fn echoed(&mut self) -> bool {
-            true
+        fn elsewhere(&mut self) -> Elsewhere {
+            Elsewhere {
+                not_model: true,
+                task: false,
+            }
+        }
+        fn fiction_nearby(&mut self) -> bool {
+            false
         }
         fn defines_user(&mut self, _: &str) -> bool {
             false

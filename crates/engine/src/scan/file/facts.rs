@@ -9,14 +9,15 @@
 use crate::detect::RawMatch;
 use crate::detect::confidence::defined::created_users;
 use crate::detect::confidence::role::{Roles, Shape};
-use crate::detect::confidence::{Record, Role};
+use crate::detect::confidence::{Elsewhere, Record, Role};
 use crate::finding::{Confidence, Finding, Reason, Why};
-use crate::formats::Unit;
+use crate::formats::{NodeId, Unit};
 use std::collections::HashSet;
 
-/// Echo searches one unit may make; past them a model's value is taken as echoed,
-/// which keeps its finding: time stays linear in the unit, and doubt reports.
-const ECHO_SEARCHES: u32 = 64;
+/// Bytes of records the echo searches of one unit may read, as a multiple of the
+/// unit's size; past them a model's value is taken as echoed, which keeps its
+/// finding: time stays linear in the unit, and doubt reports.
+const ECHO_BUDGET_TIMES: usize = 16;
 /// Places of a value looked at in one echo search.
 const ECHO_PLACES: usize = 32;
 
@@ -26,7 +27,20 @@ pub(super) struct UnitFacts {
     shape: Option<Shape>,
     /// The unit's accounts were gathered (into the file's set).
     users_gathered: bool,
-    echo_searches: u32,
+    /// Bytes the echo searches of this unit have read.
+    echo_read: usize,
+    /// The record (a top-level value: a JSON Lines line, an element of a top-level
+    /// array) each node belongs to, by node index.
+    records: Option<Vec<u32>>,
+    /// The last record read, lowercased: findings come in order, so the next one is
+    /// most often in the same record.
+    record: Option<LoweredRecord>,
+}
+
+struct LoweredRecord {
+    id: u32,
+    start: usize,
+    text: Vec<u8>,
 }
 
 /// Accounts the whole file creates, and findings waiting to know them.
@@ -42,7 +56,74 @@ impl UnitFacts {
     pub fn reset(&mut self) {
         self.shape = None;
         self.users_gathered = false;
-        self.echo_searches = 0;
+        self.echo_read = 0;
+        self.records = None;
+        self.record = None;
+    }
+
+    /// The lowercased text of the record of segment `seg`, or `None` once the unit's
+    /// reading budget is spent.
+    fn lowered_record(&mut self, unit: &Unit, seg: usize) -> Option<&LoweredRecord> {
+        let id = self.record_of(unit, seg);
+        let same = self
+            .record
+            .as_ref()
+            .is_some_and(|r| r.id == id && id != u32::MAX);
+        if !same {
+            let (start, end) = self.record_span(unit, seg);
+            self.echo_read += end - start;
+            if self.echo_read > ECHO_BUDGET_TIMES * unit.text.len() + (1 << 20) {
+                return None;
+            }
+            self.record = Some(LoweredRecord {
+                id,
+                start,
+                text: unit.text[start..end].to_ascii_lowercase(),
+            });
+        }
+        self.record.as_ref()
+    }
+
+    /// The record of the segment `seg`, as a node index (`u32::MAX` outside JSON).
+    fn record_of(&mut self, unit: &Unit, seg: usize) -> u32 {
+        let records = self.records.get_or_insert_with(|| {
+            // Parents come before their children, so one pass in order finds each
+            // node's record from its parent's.
+            let paths = &unit.paths;
+            let mut rec: Vec<u32> = Vec::with_capacity(paths.len());
+            for i in 0..paths.len() {
+                let id = NodeId::from_index(i);
+                let r = match paths.parent(id) {
+                    None => i as u32,
+                    Some(p) if paths.parent(p).is_none() => i as u32,
+                    Some(p) => rec.get(p.index()).copied().unwrap_or(i as u32),
+                };
+                rec.push(r);
+            }
+            rec
+        });
+        unit.segments
+            .get(seg)
+            .and_then(|s| s.node)
+            .and_then(|n| records.get(n.index()).copied())
+            .unwrap_or(u32::MAX)
+    }
+
+    /// The bytes of `unit.text` that hold the record of segment `seg`.
+    fn record_span(&mut self, unit: &Unit, seg: usize) -> (usize, usize) {
+        let rec = self.record_of(unit, seg);
+        if rec == u32::MAX {
+            return (0, unit.text.len());
+        }
+        let mut first = seg;
+        while first > 0 && self.record_of(unit, first - 1) == rec {
+            first -= 1;
+        }
+        let mut last = seg;
+        while last + 1 < unit.segments.len() && self.record_of(unit, last + 1) == rec {
+            last += 1;
+        }
+        (unit.segments[first].start, unit.segments[last].end)
     }
 
     fn shape(&mut self, unit: &Unit, roles: &Roles) -> &Shape {
@@ -89,16 +170,44 @@ pub(super) struct Around<'a> {
     pub file: &'a mut FileFacts,
 }
 
+/// Written by somebody else or defined by the task: stands for a whole record whose
+/// reading budget is spent, since doubt must report.
+const DOUBT: Elsewhere = Elsewhere {
+    not_model: true,
+    task: false,
+};
+
+/// Conventions that mark a record's contact details as made up: the fiction phone
+/// exchange and area code, the documentation domains, the sample address.
+const FICTION: &[&[u8]] = &[
+    b"(555)",
+    b"-555-",
+    b" 555-",
+    b".555.",
+    b"+1 555",
+    b"@example.com",
+    b"@example.org",
+    b"@example.net",
+    b"123 main st",
+    b"anytown",
+];
+
 impl Record for Around<'_> {
-    fn echoed(&mut self) -> bool {
-        if self.facts.echo_searches >= ECHO_SEARCHES {
-            return true;
-        }
-        self.facts.echo_searches += 1;
-        let (unit, m) = (self.unit, self.m);
-        let value = &unit.text[m.start..m.end];
+    fn elsewhere(&mut self) -> Elsewhere {
+        let (unit, m, roles) = (self.unit, self.m, self.roles);
+        // Case apart: a model writes `ana.popescu@…` for the `Ana.Popescu@…` it was given.
+        let value = unit.text[m.start..m.end].to_ascii_lowercase();
+        let Some(record) = self.facts.lowered_record(unit, m.seg) else {
+            return DOUBT;
+        };
+        let start = record.start;
+        let places: Vec<usize> = memchr::memmem::find_iter(&record.text, &value)
+            .take(ECHO_PLACES)
+            .map(|at| start + at)
+            .collect();
         let own = &unit.segments[m.seg];
-        for at in memchr::memmem::find_iter(&unit.text, value).take(ECHO_PLACES) {
+        let mut found = Elsewhere::default();
+        for at in places {
             if (own.start..own.end).contains(&at) {
                 continue;
             }
@@ -106,11 +215,26 @@ impl Record for Around<'_> {
                 .segments
                 .partition_point(|s| s.start <= at)
                 .saturating_sub(1);
-            if self.facts.role(unit, self.roles, seg) != Role::Model {
-                return true;
+            match self.facts.role(unit, roles, seg) {
+                Role::Model => {}
+                Role::Task => {
+                    found.not_model = true;
+                    found.task = true;
+                }
+                _ => found.not_model = true,
             }
         }
-        false
+        found
+    }
+
+    fn fiction_nearby(&mut self) -> bool {
+        let (unit, m) = (self.unit, self.m);
+        let Some(record) = self.facts.lowered_record(unit, m.seg) else {
+            return false;
+        };
+        FICTION
+            .iter()
+            .any(|f| memchr::memmem::find(&record.text, f).is_some())
     }
 
     fn defines_user(&mut self, user: &str) -> bool {

@@ -126,7 +126,14 @@ impl FileScanner<'_> {
         let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
         let key = pointer.and_then(|p| p.rsplit('/').next());
         let roles = &self.rules.knowledge.roles;
-        let role = self.unit_facts.role(unit, roles, m.seg);
+        let role = match self.unit_facts.role(unit, roles, m.seg) {
+            // A conversation kept whole in one string: its own turns say who.
+            confidence::Role::Model => {
+                confidence::role::turn_before(&unit.text[seg.start..m.start])
+                    .unwrap_or(confidence::Role::Model)
+            }
+            role => role,
+        };
         let cx = Context {
             rule_id: &rule.id,
             category: rule.category,
@@ -173,6 +180,7 @@ impl FileScanner<'_> {
             fingerprint,
             shared,
             message,
+            group: None,
             commit: None,
         });
     }
