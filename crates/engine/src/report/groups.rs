@@ -6,18 +6,25 @@ use crate::finding::Finding;
 use std::collections::HashMap;
 
 /// `pointer` with every array index (an all-digit step) as `*`: `/users/17/email` →
-/// `/users/*/email`.
+/// `/users/*/email`. A table kept as an object keyed by record id
+/// (`/sarah_johnson_1234/email`) is a table too: a key with digits and a separator in
+/// it, or a key masked because it holds a value, is a record's id, not a field.
 pub fn pattern(pointer: &str) -> String {
     pointer
         .split('/')
-        .map(
-            |s| match !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-                true => "*",
-                false => s,
-            },
-        )
+        .map(|s| if is_index(s) { "*" } else { s })
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// An array index, or a record id used as a key: three digits or more with a
+/// separator (`sarah_johnson_1234`, not `output_2`), or a masked key.
+fn is_index(step: &str) -> bool {
+    let digits = step.bytes().filter(u8::is_ascii_digit).count();
+    !step.is_empty()
+        && (digits == step.len()
+            || (digits >= 3 && step.bytes().any(|b| matches!(b, b'_' | b'-')))
+            || step.contains('*'))
 }
 
 /// Whether `pointer` fits `pattern`: the same steps, `*` standing for any one step.
@@ -80,6 +87,10 @@ mod tests {
         assert_eq!(pattern("/users/17/email"), "/users/*/email");
         assert_eq!(pattern("/0/turns/2/content"), "/*/turns/*/content");
         assert_eq!(pattern(""), "");
+        assert_eq!(pattern("/sarah_johnson_1234/email"), "/*/email");
+        assert_eq!(pattern("/heat*****/email"), "/*/email");
+        assert_eq!(pattern("/users/email_address"), "/users/email_address");
+        assert_eq!(pattern("/0/output_2"), "/*/output_2");
         assert!(fits("/users/*/email", "/users/3/email"));
         assert!(fits("/users/*/email", "/users/x/email"));
         assert!(!fits("/users/*/email", "/users/3/phone"));

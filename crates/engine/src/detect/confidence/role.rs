@@ -148,52 +148,140 @@ impl Roles {
 /// finding that asks, in one pass over its members and values.
 #[derive(Default)]
 pub struct Shape {
-    objects: HashMap<u32, Object>,
+    /// Per node, what the object it is says of itself (see [`Object`]): one byte a
+    /// node, no hashing on a path every finding takes.
+    objects: Vec<u8>,
+    /// What each distinct member name says: a unit holds thousands of members but a
+    /// few dozen names, so each name is split into words once.
+    keys: HashMap<String, KeyFacts, Fnv>,
 }
 
+/// The bits of [`Shape::objects`]: a member names a model, a command; and the role a
+/// speaker member gives (0 for none).
+struct Object;
+
+impl Object {
+    const MODEL: u8 = 1;
+    const COMMAND: u8 = 2;
+    const SPEAKER_SHIFT: u8 = 2;
+
+    fn speaker(bits: u8) -> Option<Role> {
+        match bits >> Self::SPEAKER_SHIFT {
+            1 => Some(Role::Model),
+            2 => Some(Role::Person),
+            3 => Some(Role::Machine),
+            4 => Some(Role::Task),
+            _ => None,
+        }
+    }
+
+    fn with_speaker(bits: u8, role: Role) -> u8 {
+        let code = match role {
+            Role::Model => 1,
+            Role::Person => 2,
+            Role::Machine => 3,
+            Role::Task => 4,
+            Role::Unknown => 0,
+        };
+        (bits & 0b11) | (code << Self::SPEAKER_SHIFT)
+    }
+}
+
+/// FNV-1a: member names are short and trusted to be few; SipHash's guard against
+/// chosen collisions costs more than the lookups it guards here.
 #[derive(Default, Clone, Copy)]
-struct Object {
-    speaker: Option<Role>,
+struct Fnv;
+
+impl std::hash::BuildHasher for Fnv {
+    type Hasher = FnvHasher;
+    fn build_hasher(&self) -> FnvHasher {
+        FnvHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+struct FnvHasher(u64);
+
+impl std::hash::Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct KeyFacts {
+    word: Option<Word>,
     names_model: bool,
     names_command: bool,
+    speaker: bool,
 }
 
 impl Shape {
     pub fn of(unit: &Unit, roles: &Roles) -> Shape {
-        let mut objects: HashMap<u32, Object> = HashMap::new();
-        for (_, parent, key) in unit.paths.members() {
-            let model = roles.names(key, &roles.names_model);
-            let command = roles.names(key, &roles.names_command);
-            if model || command {
-                let o = objects.entry(parent.index() as u32).or_default();
-                o.names_model |= model;
-                o.names_command |= command;
+        let mut objects = vec![0u8; unit.paths.len()];
+        let mut keys: HashMap<String, KeyFacts, Fnv> = HashMap::default();
+        let mut speakers: Vec<NodeId> = Vec::new();
+        for (node, parent, key) in unit.paths.members() {
+            let facts = match keys.get(key) {
+                Some(f) => *f,
+                None => {
+                    let f = KeyFacts {
+                        word: roles.key(key),
+                        names_model: roles.names(key, &roles.names_model),
+                        names_command: roles.names(key, &roles.names_command),
+                        speaker: roles.speaker_members.iter().any(|m| m == key),
+                    };
+                    keys.insert(key.to_string(), f);
+                    f
+                }
+            };
+            if let Some(o) = objects.get_mut(parent.index()) {
+                if facts.names_model {
+                    *o |= Object::MODEL;
+                }
+                if facts.names_command {
+                    *o |= Object::COMMAND;
+                }
+            }
+            if facts.speaker {
+                speakers.push(node);
             }
         }
-        for seg in unit.segments.iter().filter(|s| !s.is_key) {
-            let Some(node) = seg.node else { continue };
-            let speaker_member = unit
-                .paths
-                .last_key(node)
-                .is_some_and(|k| roles.speaker_members.iter().any(|m| m == k));
-            if !speaker_member {
-                continue;
+        if !speakers.is_empty() {
+            // A speaker member's value is one segment, at its node.
+            let mut wanted = vec![false; unit.paths.len()];
+            for n in &speakers {
+                wanted[n.index()] = true;
             }
-            if let (Some(parent), Some(role)) = (
-                unit.paths.parent(node),
-                roles.speaker(&unit.text[seg.start..seg.end]),
-            ) {
-                objects.entry(parent.index() as u32).or_default().speaker = Some(role);
+            for seg in unit.segments.iter().filter(|s| !s.is_key) {
+                let Some(node) = seg.node.filter(|n| wanted.get(n.index()) == Some(&true)) else {
+                    continue;
+                };
+                if let (Some(parent), Some(role)) = (
+                    unit.paths.parent(node),
+                    roles.speaker(&unit.text[seg.start..seg.end]),
+                ) && let Some(o) = objects.get_mut(parent.index())
+                {
+                    *o = Object::with_speaker(*o, role);
+                }
             }
         }
-        Shape { objects }
+        Shape { objects, keys }
     }
 
-    fn object(&self, id: NodeId) -> Object {
-        self.objects
-            .get(&(id.index() as u32))
-            .copied()
-            .unwrap_or_default()
+    fn key(&self, roles: &Roles, key: &str) -> Option<Word> {
+        match self.keys.get(key) {
+            Some(f) => f.word,
+            None => roles.key(key),
+        }
+    }
+
+    fn bits(&self, id: NodeId) -> u8 {
+        self.objects.get(id.index()).copied().unwrap_or(0)
     }
 
     /// Who wrote the value at `node`: the nearest member name or speaker above it
@@ -205,7 +293,7 @@ impl Shape {
             if let Some(p) = paths.verbatim_of(cur) {
                 return roles.of_pointer(p);
             }
-            match paths.last_key(cur).and_then(|k| roles.key(k)) {
+            match paths.last_key(cur).and_then(|k| self.key(roles, k)) {
                 Some(Word::Role(r)) => return r,
                 Some(w) => {
                     if let Some(r) = self.resolve(paths, cur, w == Word::OutputLike) {
@@ -217,7 +305,7 @@ impl Shape {
             let Some(parent) = paths.parent(cur) else {
                 return Role::Unknown;
             };
-            if let Some(r) = self.object(parent).speaker {
+            if let Some(r) = Object::speaker(self.bits(parent)) {
                 return r;
             }
             cur = parent;
@@ -233,12 +321,12 @@ impl Shape {
         output: bool,
     ) -> Option<Role> {
         let holder = paths.parent(member)?;
-        if output && self.object(holder).names_command {
+        if output && self.bits(holder) & Object::COMMAND != 0 {
             return Some(Role::Machine);
         }
         let mut cur = Some(holder);
         while let Some(id) = cur {
-            if self.object(id).names_model {
+            if self.bits(id) & Object::MODEL != 0 {
                 return Some(Role::Model);
             }
             cur = paths.parent(id);

@@ -126,7 +126,19 @@ impl FileScanner<'_> {
         let value = String::from_utf8_lossy(&unit.text[m.start..m.end]);
         let key = pointer.and_then(|p| p.rsplit('/').next());
         let roles = &self.rules.knowledge.roles;
-        let role = match self.unit_facts.role(unit, roles, m.seg) {
+        // Who wrote it matters to what a person or a model may make up; a provider's
+        // token, a denylisted term or a format check is as sure as its rule.
+        let needs_role = match rule.category {
+            Category::Secret => rule.provider.is_none(),
+            Category::Denylist | Category::Provenance | Category::Schema => false,
+            _ => true,
+        };
+        let role = if needs_role {
+            self.unit_facts.role(unit, roles, m.seg)
+        } else {
+            confidence::Role::Unknown
+        };
+        let role = match role {
             // A conversation kept whole in one string: its own turns say who.
             confidence::Role::Model => {
                 confidence::role::turn_before(&unit.text[seg.start..m.start])
