@@ -118,6 +118,14 @@ const LEAKS: &[&str] = &[
     "write to jsmith at paper dot com",
     "write to jsmith [at] uni [dot] edu",
     "saved in E:\\Ana Popescu\\thesis\\data.csv",
+    "saved in E:\\Ana popescu\\thesis\\data.csv",
+    // A host named after its owner, a real cluster's service, another user's home, a
+    // pasted prompt in either shell's form.
+    "deployed from laptop-mkowalski.local last night",
+    "the API is payments-api.billing.svc.cluster.local:8080",
+    "see ~tkowalski/experiments/run3 for the config",
+    "mkowalski@build-box-7:~$ python train.py",
+    "[tkowalski@gpu-node-3 experiments]$ ls -la",
 ];
 
 /// A textbook HTTP request and a JSON-with-comments file: low, like the values above.
