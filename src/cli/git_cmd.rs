@@ -150,10 +150,12 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
             }
         }
         let tags = changes::tags_among(&repo, &changes::pushed_ids(&stdin));
-        (
-            door.commits(&commits, &tags)?,
-            if args.pre_push { "push" } else { "update" },
-        )
+        let mut report = door.commits(&commits, &tags)?;
+        door.judge_refs(
+            &mut report,
+            &changes::pushed_ref_names(&stdin, args.pre_push),
+        );
+        (report, if args.pre_push { "push" } else { "update" })
     } else {
         (door.staged()?, "commit")
     };

@@ -241,7 +241,7 @@ pub fn merge(
         crate::finding::fingerprint::FingerprintKey::from_bytes([0; 32]),
     )?;
     let judge = report::merge::Judge {
-        path: &|p: &str| scanner.check_name(p).shown,
+        path: &|p: &str| scanner.remask(p),
         known_rule: &|id: &str| scanner.rules.get(id).is_some(),
     };
     let merged = report::merge::merge(reports, &judge)?;

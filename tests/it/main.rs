@@ -15,6 +15,7 @@ mod decoys;
 mod docs;
 mod evasion;
 mod gate;
+mod gate_fields;
 mod git;
 mod habits;
 mod hostile;

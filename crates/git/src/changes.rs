@@ -19,6 +19,9 @@ pub struct BlobRef {
     pub oid: Oid,
     /// The content of a symbolic link blob is its target path.
     pub is_link: bool,
+    /// A submodule entry (gitlink): no content here, but its path is a name like any
+    /// other and is judged as one.
+    pub gitlink: bool,
     /// The commit that added it (`None` for the index).
     pub commit: Option<Oid>,
 }
@@ -55,6 +58,10 @@ fn blob_kind(mode: u32) -> Option<bool> {
         0o120_000 => Some(true),
         _ => None,
     }
+}
+
+fn is_gitlink(mode: u32) -> bool {
+    mode & 0o170_000 == 0o160_000
 }
 
 impl BlobRef {
@@ -98,7 +105,8 @@ pub fn staged(repo: &Repository, index: &git2::Index) -> Result<Vec<BlobRef>> {
         if stage != 0 || e.flags_extended & 0x2000 != 0 {
             continue; // conflict stages cannot be committed; intent-to-add has no content
         }
-        let Some(is_link) = blob_kind(e.mode) else {
+        let gitlink = is_gitlink(e.mode);
+        let Some(is_link) = blob_kind(e.mode).or(gitlink.then_some(false)) else {
             continue;
         };
         let unchanged = tree
@@ -110,6 +118,7 @@ pub fn staged(repo: &Repository, index: &git2::Index) -> Result<Vec<BlobRef>> {
                 path: e.path,
                 oid: e.id,
                 is_link,
+                gitlink,
                 commit: None,
             });
         }
@@ -125,15 +134,11 @@ pub fn staged_fast(repo: &Repository, index: &ParsedIndex) -> Result<Vec<BlobRef
         path: index.path(e).to_vec(),
         oid: e.oid,
         is_link: e.is_link(),
+        gitlink: e.is_gitlink(),
         commit: None,
     };
     let Some(head) = head_tree(repo)? else {
-        return Ok(index
-            .entries
-            .iter()
-            .filter(|e| !e.is_gitlink())
-            .map(blob)
-            .collect());
+        return Ok(index.entries.iter().map(blob).collect());
     };
     let cached: HashMap<&[u8], Oid> = index
         .cache_tree
@@ -144,7 +149,7 @@ pub fn staged_fast(repo: &Repository, index: &ParsedIndex) -> Result<Vec<BlobRef
     let mut trees: HashMap<Vec<u8>, Option<Tree<'_>>> = HashMap::new();
     let mut covered: HashMap<Vec<u8>, bool> = HashMap::new();
     let mut out = Vec::new();
-    for e in index.entries.iter().filter(|e| !e.is_gitlink()) {
+    for e in &index.entries {
         let path = index.path(e);
         let (dir, name) = split_dir(path);
         if is_covered(dir, &cached, &head, &mut covered) {
@@ -275,7 +280,8 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
     let mut seen: HashSet<(Oid, Vec<u8>)> = HashSet::new();
     let mut out = Vec::new();
     let mut opts = DiffOptions::new();
-    opts.include_typechange(true).ignore_submodules(true);
+    // Submodules are not ignored: their entries' paths are names to judge.
+    opts.include_typechange(true).ignore_submodules(false);
     for &id in commits {
         let commit = repo.find_commit(id).map_err(crate::git_err)?;
         let tree = commit.tree().map_err(crate::git_err)?;
@@ -306,7 +312,8 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
                 ))
             })?;
             let mode = u32::try_from(entry.filemode()).unwrap_or(0);
-            let Some(is_link) = blob_kind(mode) else {
+            let gitlink = is_gitlink(mode);
+            let Some(is_link) = blob_kind(mode).or(gitlink.then_some(false)) else {
                 continue;
             };
             let in_other_parent = parents.iter().skip(1).any(|p| {
@@ -321,6 +328,7 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
                 path,
                 oid: new.id(),
                 is_link,
+                gitlink,
                 commit: Some(id),
             });
         }
@@ -393,6 +401,27 @@ pub fn pre_receive_ranges(stdin: &str) -> Result<Vec<Range<'static>>> {
         });
     }
     Ok(out)
+}
+
+/// The names of the refs a push moves: pre-push's local and remote refs, pre-receive's
+/// ref. A deleted ref's name is judged too: it was on the server.
+pub fn pushed_ref_names(stdin: &str, pre_push: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in stdin.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        match (pre_push, parts.as_slice()) {
+            (true, [local, _, remote, _]) => {
+                out.push((*local).to_string());
+                out.push((*remote).to_string());
+            }
+            (false, [_, _, name]) => out.push((*name).to_string()),
+            _ => {}
+        }
+    }
+    out.retain(|n| n != "(delete)");
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Annotated tags among `ids` (the new values of pushed refs), and the tags they point

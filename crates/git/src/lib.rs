@@ -228,6 +228,7 @@ impl GitScan<'_> {
                             path,
                             oid,
                             is_link: false,
+                            gitlink: false,
                             commit: None,
                         });
                     }
@@ -264,6 +265,12 @@ impl GitScan<'_> {
                 commit.message_raw_bytes(),
                 id,
             );
+            for (who, sig) in [
+                ("author", commit.author()),
+                ("committer", commit.committer()),
+            ] {
+                self.judge_identity(&mut report, &format!("commit {id} {who}"), &sig, id);
+            }
         }
         for &id in tags {
             let tag = self.repo.find_tag(id).map_err(crate::git_err)?;
@@ -274,9 +281,56 @@ impl GitScan<'_> {
             ]
             .concat();
             self.judge_message(&mut report, &format!("tag {id}"), &text, id);
+            if let Some(sig) = tag.tagger() {
+                self.judge_identity(&mut report, &format!("tag {id} tagger"), &sig, id);
+            }
         }
         report.refresh();
         Ok(report)
+    }
+
+    /// Judges an author, committer or tagger: the name as text, the e-mail for anything
+    /// but being a commit identity's address (a key or a home path there is a leak; the
+    /// address itself, at whatever domain, is what git records of everyone).
+    fn judge_identity(&self, report: &mut Report, what: &str, sig: &git2::Signature<'_>, id: Oid) {
+        let text = [sig.name_bytes(), b"\n", sig.email_bytes(), b"\n"].concat();
+        let outcome = self
+            .scanner
+            .scan_blob_as(&format!("({what})"), "identity.txt", text);
+        let expected = |f: &privacy_audit_engine::finding::Finding| {
+            f.location.line == Some(2)
+                && matches!(
+                    f.category,
+                    privacy_audit_engine::finding::Category::Email
+                        | privacy_audit_engine::finding::Category::Hostname
+                )
+        };
+        let findings = outcome.findings.into_iter().filter(|f| !expected(f));
+        report.findings.extend(findings.map(|mut f| {
+            f.commit = Some(id.to_string());
+            f
+        }));
+    }
+
+    /// Judges the names of the refs a push moves (branches, tags, notes): each is a
+    /// name like a file's, its values masked where it is shown.
+    pub fn judge_refs(&self, report: &mut Report, names: &[String]) {
+        for name in names {
+            let short = name
+                .strip_prefix("refs/heads/")
+                .or_else(|| name.strip_prefix("refs/tags/"))
+                .unwrap_or(name);
+            let named = self.scanner.check_name(short);
+            for mut f in named.findings {
+                f.location.path = format!("(pushed ref {})", named.shown);
+                f.message = format!(
+                    "{} (in a pushed ref's name)",
+                    f.message.trim_end_matches(" (in the file name)")
+                );
+                report.findings.push(f);
+            }
+        }
+        report.refresh();
     }
 
     /// Scans a commit or tag message as text; it is listed as a file named after it.
@@ -303,6 +357,19 @@ impl GitScan<'_> {
         let mut hashes: HashMap<Oid, String> = HashMap::new();
         let mut snapshots: HashMap<Option<Oid>, Snapshot<'r>> = HashMap::new();
         for b in blobs {
+            if b.gitlink {
+                // A submodule's commit is not in this repository; its path is.
+                let named = self.scanner.check_name(&b.shown());
+                findings.extend(named.findings.into_iter().map(|mut f| {
+                    f.message = format!(
+                        "{} (a submodule's path)",
+                        f.message.trim_end_matches(" (in the file name)")
+                    );
+                    f.commit = b.commit.map(|c| c.to_string());
+                    f
+                }));
+                continue;
+            }
             let blob = self.repo.find_blob(b.oid).map_err(crate::git_err)?;
             let content = blob.content();
             let shown = b.shown();

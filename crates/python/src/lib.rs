@@ -155,7 +155,7 @@ fn merge_reports(
     let code_config = config.clone();
     let scanner = Scanner::from_config(config, FingerprintKey::from_bytes([0; 32])).map_err(err)?;
     let judge = privacy_audit::report::merge::Judge {
-        path: &|p: &str| scanner.check_name(p).shown,
+        path: &|p: &str| scanner.remask(p),
         known_rule: &|id: &str| scanner.rules.get(id).is_some(),
     };
     let merged = privacy_audit::report::merge::merge(parsed, &judge).map_err(err)?;

@@ -40,17 +40,25 @@ fn is_version_context(c: &Candidate<'_>) -> bool {
     }
     let tail = &c.before[c.before.len().saturating_sub(12)..];
     let tail = String::from_utf8_lossy(tail).to_ascii_lowercase();
+    // `v10.0.0.1`: a `v` glued to the number; `srv 81.196.12.7` is a server's address.
+    let glued_v = tail.ends_with('v')
+        && !tail[..tail.len() - 1]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphabetic());
     let tail = tail.trim_end_matches([' ', ':', '=']);
-    tail.ends_with('v')
+    let word = tail
+        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"' || c == '\'')
+        .next()
+        .unwrap_or_default();
+    glued_v
+        || ["v", "ver", "version", "release", "build"].contains(&word)
         || tail.ends_with("version")
-        || tail.ends_with("ver")
         || tail.ends_with('@')
         || tail.ends_with("==")
-        || tail.ends_with(">")
+        || tail.ends_with('>')
         || tail.ends_with('<')
         || tail.ends_with('~')
-        || tail.ends_with("release")
-        || tail.ends_with("build")
 }
 
 pub fn is_identifying_v6(c: &Candidate<'_>) -> bool {

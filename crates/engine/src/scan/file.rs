@@ -110,6 +110,11 @@ impl<'a> FileScanner<'a> {
         }
     }
 
+    /// The report name of the file this scanner judges.
+    pub fn rel(&self) -> &'a str {
+        self.rel
+    }
+
     /// A scanner of the same file with privacy detection only (no audit): for a second
     /// reading of the same bytes.
     pub fn plain_copy(&self) -> FileScanner<'a> {

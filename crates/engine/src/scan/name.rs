@@ -1,14 +1,16 @@
 //! A file's name is data too: a key or an address in it is a finding, and the name is
 //! reported with that value masked, everywhere it appears (report, baseline, daemon
 //! index). Every component of the name is judged, in every decoded reading (full-width,
-//! percent, entities…), for values that are leaks wherever they stand (secrets, e-mail
-//! addresses, denylisted terms): other categories would flag the places datasets live.
+//! percent, entities…), by every rule, each value judged by the same confidence model
+//! as in a file's text: a card number, a phone or a public IP in a name is as much a
+//! leak as in the file; a date or a version in one is low, and hidden as in a file.
 
 use super::{Scanner, layers};
+use crate::detect::confidence::{self, Alone, Assessment, Context, Role};
 use crate::detect::{self, RawMatch};
 use crate::finding::guard::guard;
 use crate::finding::redact::mask;
-use crate::finding::{Category, Confidence, Finding, Location};
+use crate::finding::{Category, Finding, Location};
 use crate::formats::{Encoding, Unit};
 
 /// A report name with what it leaks masked, and the findings for it.
@@ -24,21 +26,93 @@ const NAME_DECODE_BUDGET: usize = 1 << 16;
 impl Scanner {
     /// Judges report name `rel`.
     pub fn check_name(&self, rel: &str) -> NameCheck {
+        self.judge_name(rel, false)
+    }
+
+    /// [`Scanner::check_name`] for text that was masked once already (a shard's
+    /// report, merged): a value that runs into a mask was masked when it was made, and
+    /// masking it again would change an honest report. Never for a name read from
+    /// disk or git, where a `*` is the attacker's to place.
+    pub fn remask(&self, text: &str) -> String {
+        self.judge_name(text, true).shown
+    }
+
+    fn judge_name(&self, rel: &str, masked_before: bool) -> NameCheck {
         // Plain matches as byte ranges of `rel`; values found only in a decoded
         // reading (which has no byte map back to the name).
         let mut spans: Vec<(usize, usize, usize)> = Vec::new();
         let mut decoded: Vec<(usize, Vec<u8>)> = Vec::new();
+        // How sure each value is, judged as in a file's text (the name is the text).
+        let mut sure: std::collections::HashMap<(usize, Vec<u8>), Assessment> =
+            std::collections::HashMap::new();
         let mut scratch = self.rules.take_scratch();
         let once = cut_extension(rel.as_bytes());
         let twice = cut_extension(&once);
-        for reading in [rel.as_bytes().to_vec(), once, twice] {
+        // `call_702-383-0281.txt`, `srv_81.196.12.7.log`: an underscore is a word
+        // character to the rules' boundaries but a separator in a name. One byte for one,
+        // so spans still map back.
+        // Each component on its own line (one byte for one): a folder a scan was
+        // pointed at (`/tmp/x`) is no value, a component that holds one is.
+        let spaced = |r: &[u8]| -> Vec<u8> {
+            r.iter()
+                .map(|&b| match b {
+                    b'_' => b' ',
+                    b'/' => b'\n',
+                    b => b,
+                })
+                .collect()
+        };
+        let lines = |r: &[u8]| -> Vec<u8> {
+            r.iter()
+                .map(|&b| if b == b'/' { b'\n' } else { b })
+                .collect()
+        };
+        // `order-4556…`: a hyphen joins words in a name; a value's own hyphens
+        // (`702-383-0281`) are read in the other readings.
+        let unhyphened = |r: &[u8]| -> Vec<u8> {
+            r.iter()
+                .map(|&b| match b {
+                    b'_' | b'-' => b' ',
+                    b'/' => b'\n',
+                    b => b,
+                })
+                .collect()
+        };
+        let readings = [
+            unhyphened(&once),
+            spaced(rel.as_bytes()),
+            spaced(&once),
+            spaced(&twice),
+            lines(rel.as_bytes()),
+            lines(&once),
+            lines(&twice),
+        ];
+        for reading in readings {
             let mut unit = Unit::default();
             unit.push_plain(&reading, 0, None);
             let mut budget = NAME_DECODE_BUDGET;
             layers::walk(&unit, &mut budget, &mut |layer| {
                 let mut found: Vec<RawMatch> = Vec::new();
                 detect::detect(&self.rules, layer, &mut scratch, &mut found);
-                for m in found.iter().filter(|m| self.leaks_anywhere(m.rule)) {
+                for m in &found {
+                    let value = layer.text[m.start..m.end].to_vec();
+                    // Already masked (a report's text judged again, as a merge does):
+                    // masking it twice would only change an honest excerpt.
+                    let touches_mask = layer.text.get(m.end) == Some(&b'*')
+                        || m.start > 0 && layer.text.get(m.start - 1) == Some(&b'*');
+                    if masked_before
+                        && (touches_mask || memchr::memmem::find(&value, b"**").is_some())
+                    {
+                        continue;
+                    }
+                    let a = self.name_confidence(layer, m);
+                    sure.entry((m.rule, value))
+                        .and_modify(|old| {
+                            if a.confidence > old.confidence {
+                                *old = a;
+                            }
+                        })
+                        .or_insert(a);
                     match layer.encoding {
                         None | Some(Encoding::Plain) => {
                             let base = layer.segments[m.seg].start;
@@ -68,12 +142,16 @@ impl Scanner {
             .filter(|(r, v)| seen.insert((*r, v.clone())))
             .map(|(r, value)| {
                 let rule = &self.rules.rules[r];
+                let a = sure
+                    .get(&(r, value.clone()))
+                    .copied()
+                    .unwrap_or_else(Assessment::high);
                 Finding {
                     rule_id: rule.id.clone(),
                     category: rule.category,
                     severity: rule.severity,
-                    confidence: Confidence::High,
-                    why: Default::default(),
+                    confidence: a.confidence,
+                    why: a.why,
                     location: Location {
                         path: shown.clone(),
                         line: None,
@@ -92,11 +170,23 @@ impl Scanner {
         NameCheck { shown, findings }
     }
 
-    fn leaks_anywhere(&self, rule: usize) -> bool {
-        matches!(
-            self.rules.rules[rule].category,
-            Category::Secret | Category::Email | Category::Denylist
-        )
+    /// A value in a name, judged by the same model as in a file: the rest of the name
+    /// is its context; nobody in particular wrote it.
+    fn name_confidence(&self, layer: &Unit, m: &RawMatch) -> Assessment {
+        let rule = &self.rules.rules[m.rule];
+        let seg = &layer.segments[m.seg];
+        let value = String::from_utf8_lossy(&layer.text[m.start..m.end]);
+        let cx = Context {
+            rule_id: &rule.id,
+            category: rule.category,
+            value: &value,
+            before: &layer.text[m.start.saturating_sub(64).max(seg.start)..m.start],
+            after: &layer.text[m.end..(m.end + 64).min(seg.end).max(m.end)],
+            key: None,
+            role: Role::Unknown,
+            provider: rule.provider.is_some(),
+        };
+        confidence::judge(&cx, &self.rules.knowledge, &mut Alone)
     }
 }
 

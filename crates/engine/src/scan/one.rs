@@ -12,6 +12,41 @@ use crate::source::read::{self, SkipReason, Skipped};
 use std::path::Path;
 
 impl Scanner {
+    /// Findings in a gzip file's header fields, placed at the file: a stored name is
+    /// judged as a file name is, a comment or extra field as text. Nothing a file
+    /// carries goes unread.
+    fn gzip_header(&self, rel: &str, raw: &[u8]) -> Vec<Finding> {
+        use crate::source::gzip::{HeaderField, header_fields};
+        let mut findings = Vec::new();
+        for (kind, bytes) in header_fields(raw) {
+            let found = match kind {
+                HeaderField::Name => self.check_name(&String::from_utf8_lossy(bytes)).findings,
+                HeaderField::Other => {
+                    file::FileScanner::new(&self.rules, &self.key, rel)
+                        .run_text(bytes)
+                        .0
+                }
+            };
+            for mut f in found {
+                f.location = crate::finding::Location {
+                    path: rel.to_string(),
+                    line: None,
+                    column: None,
+                    json_pointer: None,
+                };
+                f.message = match kind {
+                    HeaderField::Name => format!(
+                        "{} (in the gzip header's stored name)",
+                        f.message.trim_end_matches(" (in the file name)")
+                    ),
+                    HeaderField::Other => format!("{} (in the gzip header)", f.message),
+                };
+                findings.push(f);
+            }
+        }
+        findings
+    }
+
     /// Reads and scans one file on disk; `rel` is the path the report shows.
     pub fn scan_path(&self, path: &Path, rel: String) -> FileOutcome {
         let lock = || self.buffers.lock().unwrap_or_else(|e| e.into_inner());
@@ -61,7 +96,11 @@ impl Scanner {
                         Err(reason) => Err(reason),
                     },
                 };
-                let (findings, claims, stopped) = match judged {
+                let header = match data.gzip {
+                    true => self.gzip_header(&rel, raw),
+                    false => Vec::new(),
+                };
+                let (mut findings, claims, stopped) = match judged {
                     Ok(j) => j,
                     Err(reason) => {
                         let skip = Skipped {
@@ -73,6 +112,7 @@ impl Scanner {
                         return self.skipped(rel, skip);
                     }
                 };
+                findings.extend(header);
                 FileOutcome {
                     record: FileRecord {
                         path: rel,
@@ -138,12 +178,17 @@ impl Scanner {
             };
             return skip(reason, sha256);
         }
+        let header = match read::is_gzip(&raw) {
+            true => self.gzip_header(rel, &raw),
+            false => Vec::new(),
+        };
         match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
             Ok(text) => {
                 let audit = FileAudit::new(&self.audit, rel, None);
                 let scanner = file::FileScanner::new(&self.rules, &self.key, rel)
                     .with_audit(Some(audit), self.mode == Mode::Full);
-                let (findings, claims, note) = self.judge_bytes(scanner, name, &text, 0);
+                let (mut findings, claims, note) = self.judge_bytes(scanner, name, &text, 0);
+                findings.extend(header);
                 FileOutcome {
                     record: FileRecord {
                         path: rel.to_string(),
@@ -222,7 +267,10 @@ impl Scanner {
                     && let Ok(inner) =
                         read::decode_bytes(text.to_vec(), self.config.scan.max_file_bytes)
                 {
-                    return self.judge_bytes(scanner, name, &inner, depth + 1);
+                    let header = self.gzip_header(scanner.rel(), text);
+                    let (mut f, c, note) = self.judge_bytes(scanner, name, &inner, depth + 1);
+                    f.extend(header);
+                    return (f, c, note);
                 }
                 let (f, c) = scanner.run_text(&sniff::printable_view(text));
                 (f, c, Some(SkipReason::Binary))

@@ -96,6 +96,72 @@ impl<'r> Pieces<'r> {
 }
 
 /// Gzip of `bytes`, one member: for the tests of every module that reads gzip.
+/// A field of a gzip member header that holds text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderField {
+    /// `FNAME`: the original file's name.
+    Name,
+    /// `FCOMMENT` and `FEXTRA`: free text and bytes.
+    Other,
+}
+
+/// What a gzip file carries outside its compressed data: each member header's stored
+/// file name (`FNAME`), comment (`FCOMMENT`) and extra field (`FEXTRA`). `gzip -N`,
+/// Python's `gzip` module and many writers store the original name; anything may be put
+/// in the others. Later members are found by their magic bytes; a false start inside
+/// compressed data reads as noise that no rule matches, and fields are bounded, so a
+/// hostile file cannot make this large.
+pub fn header_fields(raw: &[u8]) -> Vec<(HeaderField, &[u8])> {
+    let mut out = Vec::new();
+    let (mut at, mut members, mut bytes) = (0, 0, 0);
+    while let Some(i) = memchr::memmem::find(&raw[at..], &[0x1f, 0x8b, 0x08]) {
+        let start = at + i;
+        at = start + 3;
+        if let Some(fields) = member_fields(&raw[start..]) {
+            bytes += fields.iter().map(|(_, f)| f.len()).sum::<usize>();
+            out.extend(fields.into_iter().filter(|(_, f)| !f.is_empty()));
+            members += 1;
+        }
+        if members >= MAX_MEMBERS || bytes >= MAX_HEADER_TEXT {
+            break;
+        }
+    }
+    out
+}
+
+const MAX_MEMBERS: usize = 4096;
+const MAX_HEADER_TEXT: usize = 1 << 20;
+/// Longest name or comment read from one header.
+const MAX_FIELD: usize = 64 << 10;
+
+/// The header fields of the member starting at `m[0]`, or `None` when the bytes are
+/// not a header (reserved flag bits set, a field not ended in bounds).
+fn member_fields(m: &[u8]) -> Option<Vec<(HeaderField, &[u8])>> {
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    let flags = *m.get(3)?;
+    if flags & 0xe0 != 0 {
+        return None;
+    }
+    let mut pos = 10;
+    let mut fields = Vec::new();
+    if flags & FEXTRA != 0 {
+        let len = usize::from(u16::from_le_bytes([*m.get(pos)?, *m.get(pos + 1)?]));
+        fields.push((HeaderField::Other, m.get(pos + 2..pos + 2 + len)?));
+        pos += 2 + len;
+    }
+    for (flag, field) in [(FNAME, HeaderField::Name), (FCOMMENT, HeaderField::Other)] {
+        if flags & flag != 0 {
+            let rest = m.get(pos..)?;
+            let end = memchr::memchr(0, &rest[..rest.len().min(MAX_FIELD)])?;
+            fields.push((field, &rest[..end]));
+            pos += end + 1;
+        }
+    }
+    Some(fields)
+}
+
 #[cfg(test)]
 pub(crate) fn gz(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
@@ -172,5 +238,35 @@ mod tests {
         }
         // The shortcut must have served some of these, or the test compares nothing.
         assert!(whole_used > 20, "{whole_used}");
+    }
+
+    #[test]
+    fn header_fields_of_every_member_are_text() {
+        use std::io::Write;
+        let member = |name: &[u8], comment: &[u8], extra: &[u8]| {
+            let mut enc = flate2::GzBuilder::new()
+                .filename(name)
+                .comment(comment)
+                .extra(extra)
+                .write(Vec::new(), flate2::Compression::fast());
+            enc.write_all(b"{}\n").expect("compress");
+            enc.finish().expect("compress")
+        };
+        let raw = [
+            member(b"first.jsonl", b"by ana", b"x1"),
+            member(b"second.jsonl", b"note", b""),
+        ]
+        .concat();
+        let fields = header_fields(&raw);
+        let text = |kind| {
+            fields
+                .iter()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, f)| String::from_utf8_lossy(f).into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(text(HeaderField::Name), ["first.jsonl", "second.jsonl"]);
+        assert_eq!(text(HeaderField::Other), ["x1", "by ana", "note"]);
+        assert!(header_fields(&gz(b"plain")).is_empty());
     }
 }

@@ -42,8 +42,9 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
         && !v.chars().any(|c| c.is_ascii_digit())
         && v.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && v.chars().any(|c| c.is_ascii_uppercase());
-    // A quoted value is a literal, whatever it looks like (`"correct.horse"`).
-    if !quoted && identifier_chars && (snake_or_lower || camel) {
+    // A quoted password is a literal, whatever it looks like (`"correct.horse"`); a
+    // token is never a run of lower-case words (`"telegram_api_token"`: a name).
+    if (!quoted || !password) && identifier_chars && (snake_or_lower || camel) {
         return Some(Reason::CodeReference);
     }
     // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).

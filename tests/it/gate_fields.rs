@@ -1,0 +1,157 @@
+//! Everything git or a file carries is content: a gzip header's stored name and comment,
+//! the name of a pushed branch, an author's or committer's name, a submodule's path and
+//! a file name holding a value of any category are judged through the real doors (the
+//! installed pre-commit hook, a bare server's pre-receive hook, `scan`), and a value
+//! found there is never printed in full.
+
+use crate::util::git::*;
+use std::path::Path;
+
+const AWS_KEY: &str = "AKIAZ7QW3RT5YU2IOPLM";
+const EMAIL: &str = "ion.popescu@gmail.com";
+
+/// A `.jsonl.gz` with clean content whose header carries `name` and `comment`.
+fn gzip_with_header(name: &str, comment: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::GzBuilder::new()
+        .filename(name)
+        .comment(comment)
+        .write(Vec::new(), flate2::Compression::fast());
+    enc.write_all(CLEAN_LINE.as_bytes()).expect("gzip");
+    enc.finish().expect("gzip")
+}
+
+fn blocked_commit(s: &Sandbox, repo: &Path) -> String {
+    s.ok(repo, &["add", "-A"]);
+    let out = s.git(repo, &["commit", "-qm", "x"]);
+    assert!(!out.status.success(), "the commit went through");
+    stderr(&out)
+}
+
+/// A repository with one clean commit, and a server whose pre-receive is the gate.
+fn repo_and_server(s: &Sandbox) -> std::path::PathBuf {
+    let repo = s.repo();
+    write(&repo, "ok.jsonl", CLEAN_LINE);
+    s.commit_all(&repo, &["clean"]);
+    let server = s.server("server.git", "");
+    s.ok(
+        &repo,
+        &["remote", "add", "origin", server.to_str().expect("utf-8")],
+    );
+    repo
+}
+
+#[test]
+fn a_gzip_header_is_content() {
+    for (name, comment) in [
+        (format!("{EMAIL}.jsonl"), String::new()),
+        ("run.jsonl".to_string(), format!("built with key {AWS_KEY}")),
+    ] {
+        let s = Sandbox::new();
+        let repo = s.installed_repo();
+        std::fs::write(repo.join("run.jsonl.gz"), gzip_with_header(&name, &comment))
+            .expect("write");
+        let err = blocked_commit(&s, &repo);
+        assert!(err.contains("gzip header"), "{err}");
+        assert!(!err.contains(EMAIL) && !err.contains(AWS_KEY), "{err}");
+        let out = s.bin(&repo, &["scan", "run.jsonl.gz", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_pushed_branch_name_is_content() {
+    let s = Sandbox::new();
+    let repo = repo_and_server(&s);
+    s.ok(&repo, &["push", "-q", "origin", "main"]);
+    for branch in [format!("feature/{EMAIL}"), format!("keys/{AWS_KEY}")] {
+        s.ok(&repo, &["branch", &branch]);
+        let out = s.git(&repo, &["push", "-q", "origin", &branch]);
+        assert!(!out.status.success(), "pre-receive accepted {branch}");
+        // git itself names the rejected ref; the gate's own lines never do.
+        let err = stderr(&out);
+        let gate: Vec<&str> = err.lines().filter(|l| l.starts_with("remote:")).collect();
+        assert!(!gate.is_empty(), "{err}");
+        assert!(
+            gate.iter()
+                .all(|l| !l.contains(EMAIL) && !l.contains(AWS_KEY)),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn author_and_committer_names_are_content() {
+    let s = Sandbox::new();
+    let repo = repo_and_server(&s);
+    write(&repo, "more.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "-A"]);
+    let author = format!("deploy {AWS_KEY} <t@example.com>");
+    s.ok(
+        &repo,
+        &["commit", "-qm", "more", &format!("--author={author}")],
+    );
+    let out = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains(AWS_KEY), "{text}");
+    let out = s.git(&repo, &["push", "-q", "origin", "main"]);
+    assert!(!out.status.success(), "pre-receive accepted the author");
+}
+
+#[test]
+fn an_ordinary_identity_passes() {
+    // Every commit carries its author's address: that alone blocks nothing.
+    let s = Sandbox::new();
+    let repo = repo_and_server(&s);
+    write(&repo, "more.jsonl", CLEAN_LINE);
+    s.ok(&repo, &["add", "-A"]);
+    s.ok(
+        &repo,
+        &[
+            "commit",
+            "-qm",
+            "more",
+            &format!("--author=Ion Popescu <{EMAIL}>"),
+        ],
+    );
+    let out = s.git(&repo, &["push", "-q", "origin", "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_submodule_path_is_content() {
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    let commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    s.ok(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{commit},vendor/{EMAIL}"),
+        ],
+    );
+    let out = s.git(&repo, &["commit", "-qm", "x"]);
+    assert!(!out.status.success(), "the gitlink went through");
+    let err = stderr(&out);
+    assert!(err.contains("submodule"), "{err}");
+    assert!(!err.contains(EMAIL), "{err}");
+}
+
+#[test]
+fn a_file_name_holding_any_kind_of_value_is_content() {
+    for name in [
+        "call_702-383-0281.txt",
+        "srv-81.196.12.7.log",
+        "order-4556737586899855.json",
+    ] {
+        let s = Sandbox::new();
+        let repo = s.installed_repo();
+        write(&repo, name, CLEAN_LINE);
+        let err = blocked_commit(&s, &repo);
+        assert!(err.contains("in the file name"), "{name}: {err}");
+        assert!(!err.contains(name), "{name} printed in full: {err}");
+    }
+}
