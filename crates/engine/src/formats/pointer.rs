@@ -43,7 +43,7 @@ struct Node {
 
 /// Longest pointer we spell out; beyond it the tail is elided so a hostile document
 /// cannot make one finding allocate megabytes.
-const MAX_POINTER_BYTES: usize = 4096;
+const MAX_POINTER_BYTES: usize = 1024;
 
 #[derive(Debug, Default)]
 pub struct PathArena {
@@ -144,20 +144,34 @@ impl PathArena {
             })
     }
 
-    /// The RFC 6901 pointer of `id` (`""` for the root).
+    /// The RFC 6901 pointer of `id` (`""` for the root). Past [`MAX_POINTER_BYTES`]
+    /// the steps nearest the root are elided (`/…/a/b`): the walk up stops there, so a
+    /// finding at every level of a deeply nested document costs no more than the cap.
     pub fn pointer(&self, id: NodeId) -> String {
         let mut steps = Vec::new();
         let mut cur = id.0;
+        let mut size = 0usize;
+        let mut cut = false;
         while let Some(node) = self.nodes.get(cur as usize) {
+            if size > MAX_POINTER_BYTES {
+                cut = true;
+                break;
+            }
+            size += match node.step {
+                Step::Key { start, end } | Step::Verbatim { start, end } => {
+                    (end - start) as usize + 1
+                }
+                Step::Index(_) => 11,
+                Step::Root => 0,
+            };
             steps.push(node.step);
             cur = node.parent;
         }
         let mut out = String::new();
+        if cut {
+            out.push_str("/…");
+        }
         for step in steps.iter().rev() {
-            if out.len() > MAX_POINTER_BYTES {
-                out.push_str("/…");
-                break;
-            }
             match *step {
                 Step::Root => {}
                 Step::Verbatim { start, end } => {

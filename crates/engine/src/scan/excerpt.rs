@@ -86,9 +86,19 @@ fn is_token_byte(b: u8) -> bool {
 pub(super) fn excerpt(unit: &Unit, m: &RawMatch, sorted: &Sorted, rules: &RuleSet) -> String {
     let seg = &unit.segments[m.seg];
     let text = &unit.text;
-    let line_start =
-        memchr::memrchr(b'\n', &text[seg.start..m.start]).map_or(seg.start, |i| seg.start + i + 1);
-    let line_end = memchr::memchr(b'\n', &text[m.end..seg.end]).map_or(seg.end, |i| m.end + i);
+    // The line's ends are looked for only as far as an excerpt can reach: on one line
+    // of megabytes, searching to its ends for every match is quadratic.
+    let reach = EXCERPT_CONTEXT + TOKEN_REACH;
+    let lo = m.start.saturating_sub(reach).max(seg.start);
+    let hi = (m.end + reach).min(seg.end).max(m.end);
+    let (line_start, cut_before) = match memchr::memrchr(b'\n', &text[lo..m.start]) {
+        Some(i) => (lo + i + 1, false),
+        None => (lo, lo > seg.start),
+    };
+    let (line_end, cut_after) = match memchr::memchr(b'\n', &text[m.end..hi]) {
+        Some(i) => (m.end + i, false),
+        None => (hi, hi < seg.end),
+    };
     let mut from = m.start.saturating_sub(EXCERPT_CONTEXT).max(line_start);
     let mut to = (m.end + EXCERPT_CONTEXT).min(line_end);
     // A token cut by the window is taken whole, so the guard sees all of it.
@@ -112,11 +122,11 @@ pub(super) fn excerpt(unit: &Unit, m: &RawMatch, sorted: &Sorted, rules: &RuleSe
         to = to.max(o.end);
     }
     let mut out = String::new();
-    if from > line_start {
+    if from > line_start || cut_before {
         out.push('…');
     }
     out.push_str(&masked_span(unit, from, to, &spans, rules));
-    if to < line_end {
+    if to < line_end || cut_after {
         out.push('…');
     }
     out.trim().to_string()

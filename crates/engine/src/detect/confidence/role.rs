@@ -289,7 +289,9 @@ impl Shape {
     pub fn role(&self, unit: &Unit, roles: &Roles, node: NodeId) -> Role {
         let paths = &unit.paths;
         let mut cur = node;
-        loop {
+        // The nearest members decide; a document nested thousands deep is not walked
+        // to its root for every finding.
+        for _ in 0..MAX_ROLE_DEPTH {
             if let Some(p) = paths.verbatim_of(cur) {
                 return roles.of_pointer(p);
             }
@@ -310,6 +312,7 @@ impl Shape {
             }
             cur = parent;
         }
+        Role::Unknown
     }
 
     /// An `output` is a machine's when its object names a command or an action; it
@@ -325,7 +328,8 @@ impl Shape {
             return Some(Role::Machine);
         }
         let mut cur = Some(holder);
-        while let Some(id) = cur {
+        for _ in 0..MAX_ROLE_DEPTH {
+            let id = cur?;
             if self.bits(id) & Object::MODEL != 0 {
                 return Some(Role::Model);
             }
@@ -357,6 +361,9 @@ pub fn turn_before(text: &[u8]) -> Option<Role> {
 }
 
 const TURN_WINDOW: usize = 8192;
+
+/// How many levels up from a value its writer is looked for.
+const MAX_ROLE_DEPTH: usize = 64;
 
 #[cfg(test)]
 mod tests {

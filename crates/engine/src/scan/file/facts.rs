@@ -41,6 +41,9 @@ struct LoweredRecord {
     id: u32,
     start: usize,
     text: Vec<u8>,
+    /// Whether the record holds a fiction marker, once asked: every finding of a
+    /// record asks the same.
+    fiction: Option<bool>,
 }
 
 /// Accounts the whole file creates, and findings waiting to know them.
@@ -71,17 +74,14 @@ impl UnitFacts {
             .is_some_and(|r| r.id == id && id != u32::MAX);
         if !same {
             let (start, end) = self.record_span(unit, seg);
-            self.echo_read += end - start;
-            if self.echo_read > ECHO_BUDGET_TIMES * unit.text.len() + (1 << 20) {
-                return None;
-            }
             self.record = Some(LoweredRecord {
                 id,
                 start,
                 text: unit.text[start..end].to_ascii_lowercase(),
+                fiction: None,
             });
         }
-        self.record.as_ref()
+        self.record.as_mut().map(|r| &*r)
     }
 
     /// The record of the segment `seg`, as a node index (`u32::MAX` outside JSON).
@@ -197,14 +197,22 @@ impl Record for Around<'_> {
         let (unit, m, roles) = (self.unit, self.m, self.roles);
         // Case apart: a model writes `ana.popescu@…` for the `Ana.Popescu@…` it was given.
         let value = unit.text[m.start..m.end].to_ascii_lowercase();
+        let read_before = self.facts.echo_read;
         let Some(record) = self.facts.lowered_record(unit, m.seg) else {
             return DOUBT;
         };
+        // Every search reads its record: the unit's budget bounds them all, so many
+        // values in one huge record cost a few passes over it, not one each.
+        let read = read_before + record.text.len();
+        if read > ECHO_BUDGET_TIMES * unit.text.len() + (1 << 20) {
+            return DOUBT;
+        }
         let start = record.start;
         let places: Vec<usize> = memchr::memmem::find_iter(&record.text, &value)
             .take(ECHO_PLACES)
             .map(|at| start + at)
             .collect();
+        self.facts.echo_read = read;
         let own = &unit.segments[m.seg];
         let mut found = Elsewhere::default();
         for at in places {
@@ -229,12 +237,17 @@ impl Record for Around<'_> {
 
     fn fiction_nearby(&mut self) -> bool {
         let (unit, m) = (self.unit, self.m);
-        let Some(record) = self.facts.lowered_record(unit, m.seg) else {
+        if self.facts.lowered_record(unit, m.seg).is_none() {
+            return false;
+        }
+        let Some(record) = self.facts.record.as_mut() else {
             return false;
         };
-        FICTION
-            .iter()
-            .any(|f| memchr::memmem::find(&record.text, f).is_some())
+        *record.fiction.get_or_insert_with(|| {
+            FICTION
+                .iter()
+                .any(|f| memchr::memmem::find(&record.text, f).is_some())
+        })
     }
 
     fn defines_user(&mut self, user: &str) -> bool {
