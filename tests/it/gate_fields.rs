@@ -155,3 +155,38 @@ fn a_file_name_holding_any_kind_of_value_is_content() {
         assert!(!err.contains(name), "{name} printed in full: {err}");
     }
 }
+
+/// The daemon quarantines a file whose name is a value: neither the report, the
+/// trail's log nor the destination it prints holds the name; the original path is
+/// kept beside the file, readable by the daemon's user only.
+#[test]
+fn a_quarantined_name_is_never_printed() {
+    use crate::util::daemon::Daemon;
+    use std::os::unix::fs::PermissionsExt;
+    let mut d = Daemon::start("on_violation = \"quarantine\"\n");
+    let name = format!("{EMAIL}.jsonl");
+    let path = d.data().join(&name);
+    std::fs::write(&path, CLEAN_LINE).expect("write");
+    d.wait_for("the quarantine", || {
+        d.reports().iter().any(|r| r["quarantined"].is_array())
+    });
+    assert!(!path.exists(), "moved out of the watched folder");
+    let report = d
+        .reports()
+        .into_iter()
+        .find(|r| r["quarantined"].is_array())
+        .expect("a report");
+    let to = report["quarantined"][0]["to"]
+        .as_str()
+        .expect("to")
+        .to_string();
+    assert!(!to.contains(EMAIL), "{to}");
+    assert!(std::path::Path::new(&to).exists(), "{to}");
+    let origin = std::fs::metadata(format!("{to}.origin")).expect("origin kept");
+    assert_eq!(origin.permissions().mode() & 0o777, 0o600);
+    let log = std::fs::read_to_string(d.reports_dir().join("audit.jsonl")).expect("log");
+    assert!(!log.contains(EMAIL), "{log}");
+    assert!(!report.to_string().contains(EMAIL));
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}

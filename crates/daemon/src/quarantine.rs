@@ -2,6 +2,12 @@
 //! further: a rename on the same filesystem (no byte lost), never over an existing file,
 //! never a delete. Each move is logged to `audit.jsonl` the moment it happens, so even
 //! a crash before the batch's report leaves a record of where the file went.
+//!
+//! The destination names no one: `<quarantine>/<batch>/<digest>`, the digest a sha256
+//! of the batch and the file's path, so a name that holds a value (an e-mail as a file
+//! name) is not repeated in the destination that reports and logs print. The original
+//! path, needed to put the file back, is kept beside it in `<digest>.origin`, readable
+//! by the daemon's user only, inside the quarantine, which holds the file itself.
 
 // unsafe here: renameat2 with RENAME_NOREPLACE is called through libc.
 #![allow(unsafe_code)]
@@ -32,11 +38,11 @@ pub fn move_violations(
             tracing::error!(file = %p, "cannot tell which file this report name is; not quarantined");
             continue;
         };
-        let inside = from.strip_prefix("/").unwrap_or(&from);
-        let to = base.join(batch.to_string()).join(inside);
+        let to = base.join(batch.to_string()).join(digest(batch, &from));
         let moved = to
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| write_origin(&to, &from))
             .and_then(|()| rename_noreplace(&from, &to));
         match moved {
             Ok(()) => {
@@ -49,6 +55,32 @@ pub fn move_violations(
                  may be overwritten); left in place"),
         }
     }
+}
+
+/// 32 hex digits of sha256(batch, path): the destination's name.
+fn digest(batch: u64, path: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::ffi::OsStrExt;
+    let mut h = Sha256::new();
+    h.update(batch.to_le_bytes());
+    h.update(path.as_os_str().as_bytes());
+    privacy_audit_engine::hex::encode(&h.finalize()[..16])
+}
+
+/// The original path, for putting the file back: owner-only, never overwritten.
+fn write_origin(to: &Path, from: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut origin = to.as_os_str().to_owned();
+    origin.push(".origin");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(origin)?;
+    f.write_all(from.as_os_str().as_bytes())?;
+    f.write_all(b"\n")?;
+    f.sync_all()
 }
 
 #[cfg(target_os = "linux")]
