@@ -9,6 +9,7 @@ mod init_cmd;
 mod rules_cmd;
 mod scan_cmd;
 pub mod settings;
+mod shown;
 
 use crate::config::Config;
 use crate::error::Error;
@@ -65,7 +66,7 @@ where
     match run(&cli) {
         Ok(exit) => exit as i32,
         Err(e) => {
-            eprintln!("privacy-audit: error: {e:#}");
+            eprintln!("privacy-audit: error: {}", shown::error(&format!("{e:#}")));
             Exit::Trouble as i32
         }
     }

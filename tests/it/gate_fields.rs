@@ -190,3 +190,49 @@ fn a_quarantined_name_is_never_printed() {
     d.signal(libc::SIGTERM);
     assert_eq!(d.wait_exit(), Some(0));
 }
+
+/// Config and rule errors name the file, line and key, never the value the user wrote
+/// (serde, globset and the regex parser all quote it back).
+#[test]
+fn config_and_rule_errors_never_echo_the_value() {
+    let planted = "/home/tkowalski/notes";
+    let host = "gpu-07.corp.internal";
+    for (config, rule) in [
+        (format!("[scan]\nmin_confidence = \"{planted}\"\n"), None),
+        (format!("[scan]\n\"{planted}\" = 1\n"), None),
+        (format!("[scan]\nexclude = [\"{planted}/[x\"]\n"), None),
+        (
+            "[rules]\ndirs = [\"r\"]\n".to_string(),
+            Some(format!(
+                "[[rule]]\nid = \"x.y\"\ncategory = \"secret\"\nseverity = \"high\"\n\
+                 description = \"d\"\nregex = \"{host}[(\"\n"
+            )),
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("t");
+        std::fs::write(dir.path().join("privacy-audit.toml"), &config).expect("write");
+        if let Some(rule) = rule {
+            std::fs::create_dir(dir.path().join("r")).expect("mkdir");
+            std::fs::write(dir.path().join("r/a.toml"), rule).expect("write");
+        }
+        let home = tempfile::tempdir().expect("t");
+        let config = dir.path().join("privacy-audit.toml");
+        let run = crate::util::run(
+            home.path(),
+            &[
+                "--config",
+                config.to_str().expect("utf-8"),
+                "scan",
+                dir.path().to_str().expect("utf-8"),
+                "--no-progress",
+            ],
+        );
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("error"), "{}", run.stderr);
+        assert!(
+            !run.stderr.contains("tkowalski") && !run.stderr.contains(host),
+            "{}",
+            run.stderr
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! What an error may show. Config and rule errors are built from what the user wrote,
+//! and serde, globset and the regex parser quote it back (`unknown variant
+//! `/home/ana/x``, a pattern with a caret under it): a value there would reach the
+//! terminal and CI logs. Every error passes here on its way out.
+
+use crate::finding::guard::guard;
+
+/// `message` with the regex parser's pattern echo dropped, every quoted span that is
+/// not a plain word masked, and the rest guarded as report text is.
+pub fn error(message: &str) -> String {
+    let message = single_quoted(&without_pattern_echo(message));
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let quoted = i % 2 == 1;
+        if quoted && !plain_word(part) {
+            out.push_str(&masked(part));
+        } else {
+            out.push_str(&guard(part));
+        }
+    }
+    out
+}
+
+/// An identifier, a rule id, a keyword: what the program itself names and a user
+/// writes when they mean a name, not a value.
+fn plain_word(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 48
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'#' | b' '))
+        && !s.contains("..")
+}
+
+/// The first character, then a mask as long as the rest.
+fn masked(s: &str) -> String {
+    let mut chars = s.chars();
+    let first = chars.next().map(|c| if c.is_control() { ' ' } else { c });
+    let rest = chars.count();
+    format!(
+        "{}{}",
+        first.map(String::from).unwrap_or_default(),
+        "*".repeat(rest)
+    )
+}
+
+/// Spans in single quotes with no space inside (`error parsing glob '/home/ana/[x'`)
+/// masked like backticked ones; prose apostrophes (`can't … it's`) hold spaces between
+/// them and are left alone.
+fn single_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find('\'') {
+        out.push_str(&rest[..open]);
+        out.push('\'');
+        let after = &rest[open + 1..];
+        match after.find('\'') {
+            Some(close) if close > 0 && !after[..close].contains(char::is_whitespace) => {
+                let inner = &after[..close];
+                if plain_word(inner) {
+                    out.push_str(inner);
+                } else {
+                    out.push_str(&masked(inner));
+                }
+                out.push('\'');
+                rest = &after[close + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `regex parse error:\n    PATTERN\n       ^\nerror: what` → `regex parse error: what
+/// (the pattern is not shown)`.
+fn without_pattern_echo(message: &str) -> String {
+    let Some(at) = message.find("regex parse error:") else {
+        return message.to_string();
+    };
+    let (head, rest) = message.split_at(at);
+    let what = rest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("error:"))
+        .map(str::trim)
+        .unwrap_or("the pattern does not parse");
+    format!("{head}regex parse error: {what} (the pattern is not shown)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_quoted_by_an_error_are_masked() {
+        let e = error(
+            "config x.toml: line 2, column 18: unknown variant `/home/tkowalski/a`, expected one of `low`, `medium`, `high`",
+        );
+        assert!(!e.contains("tkowalski"), "{e}");
+        assert!(e.contains("`low`, `medium`, `high`"), "{e}");
+        let e = error(
+            "rule r: regex parse error:\n    (?P<value>ana@x[)\n              ^\nerror: unclosed character class",
+        );
+        assert!(!e.contains("ana@x"), "{e}");
+        assert!(e.contains("unclosed character class"), "{e}");
+        assert!(error("unknown rule id `email.adress`").contains("email.adress"));
+        let e = error("invalid glob: error parsing glob '/home/ana/[x': unclosed");
+        assert!(!e.contains("/home/ana"), "{e}");
+        assert_eq!(
+            error("can't read it, it's gone"),
+            "can't read it, it's gone"
+        );
+    }
+}
