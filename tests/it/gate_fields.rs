@@ -236,3 +236,24 @@ fn config_and_rule_errors_never_echo_the_value() {
         );
     }
 }
+
+/// A value spelled with backslash escapes (TOML, YAML, code) is the value: a committed
+/// config holding an escaped home path is blocked, and a YAML or source file too.
+#[test]
+fn backslash_escapes_hide_nothing() {
+    for (name, text) in [
+        (
+            "privacy-audit.toml",
+            "[privacy]\nplaceholders = [\"\\u002Fhome\\u002Ftkowalski\\u002Fnotes\"]\n",
+        ),
+        ("conf.yaml", "owner: \"ion.popescu\\x40gmail.com\"\n"),
+        ("run.py", "KEY = \"\\u0041KIAZ7QW3RT5YU2IOPLM\"\n"),
+    ] {
+        let s = Sandbox::new();
+        let repo = s.installed_repo();
+        write(&repo, name, text);
+        let err = blocked_commit(&s, &repo);
+        assert!(err.contains("backslash escapes"), "{name}: {err}");
+        assert!(!err.contains("tkowalski") && !err.contains(EMAIL), "{err}");
+    }
+}

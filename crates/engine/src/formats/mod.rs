@@ -33,6 +33,8 @@ pub enum Encoding {
     Unwrapped,
     /// HTML character references decoded (`&#64;`, `&commat;`).
     Entities,
+    /// Backslash escapes decoded (`\u002F`, `\x2F`), as TOML, YAML and code write them.
+    Escapes,
 }
 
 /// One contiguous piece of decoded text: a JSON string or number, or a run of text.

@@ -1,7 +1,7 @@
 //! A unit and every layer decoded out of it: base64 and percent runs, and on the file's
 //! own text the folded and the unwrapped readings.
 
-use super::{decode, disguise};
+use super::{decode, disguise, escapes};
 use crate::formats::{Encoding, Unit};
 
 /// Calls `visit` on `unit`, then on each layer peeled from it, depth first. `budget`
@@ -15,6 +15,11 @@ pub(super) fn walk(unit: &Unit, budget: &mut usize, visit: &mut dyn FnMut(&Unit)
         walk(&layer, budget, visit);
     }
     if let Some(layer) = decode::percent_layer(unit, budget) {
+        walk(&layer, budget, visit);
+    }
+    if unit.encoding != Some(Encoding::Escapes)
+        && let Some(layer) = escapes::escape_layer(unit, budget)
+    {
         walk(&layer, budget, visit);
     }
     if unit.encoding != Some(Encoding::Entities)

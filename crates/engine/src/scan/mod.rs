@@ -11,6 +11,7 @@ pub mod audit;
 mod baseline_file;
 pub mod decode;
 pub mod disguise;
+mod escapes;
 mod excerpt;
 pub mod file;
 mod keys;

@@ -104,6 +104,7 @@ impl FileScanner<'_> {
             Some(Encoding::Entities) => {
                 format!("{} (inside HTML character references)", rule.description)
             }
+            Some(Encoding::Escapes) => format!("{} (inside backslash escapes)", rule.description),
             Some(Encoding::Folded) => format!(
                 "{} (disguised with full-width, invisible or look-alike characters)",
                 rule.description
