@@ -4,6 +4,7 @@
 //! same snapshot: the index for a commit being made, the commit's tree for history.
 
 pub mod changes;
+mod fields;
 pub mod hook;
 pub mod index;
 mod tagged;
@@ -287,50 +288,6 @@ impl GitScan<'_> {
         }
         report.refresh();
         Ok(report)
-    }
-
-    /// Judges an author, committer or tagger: the name as text, the e-mail for anything
-    /// but being a commit identity's address (a key or a home path there is a leak; the
-    /// address itself, at whatever domain, is what git records of everyone).
-    fn judge_identity(&self, report: &mut Report, what: &str, sig: &git2::Signature<'_>, id: Oid) {
-        let text = [sig.name_bytes(), b"\n", sig.email_bytes(), b"\n"].concat();
-        let outcome = self
-            .scanner
-            .scan_blob_as(&format!("({what})"), "identity.txt", text);
-        let expected = |f: &privacy_audit_engine::finding::Finding| {
-            f.location.line == Some(2)
-                && matches!(
-                    f.category,
-                    privacy_audit_engine::finding::Category::Email
-                        | privacy_audit_engine::finding::Category::Hostname
-                )
-        };
-        let findings = outcome.findings.into_iter().filter(|f| !expected(f));
-        report.findings.extend(findings.map(|mut f| {
-            f.commit = Some(id.to_string());
-            f
-        }));
-    }
-
-    /// Judges the names of the refs a push moves (branches, tags, notes): each is a
-    /// name like a file's, its values masked where it is shown.
-    pub fn judge_refs(&self, report: &mut Report, names: &[String]) {
-        for name in names {
-            let short = name
-                .strip_prefix("refs/heads/")
-                .or_else(|| name.strip_prefix("refs/tags/"))
-                .unwrap_or(name);
-            let named = self.scanner.check_name(short);
-            for mut f in named.findings {
-                f.location.path = format!("(pushed ref {})", named.shown);
-                f.message = format!(
-                    "{} (in a pushed ref's name)",
-                    f.message.trim_end_matches(" (in the file name)")
-                );
-                report.findings.push(f);
-            }
-        }
-        report.refresh();
     }
 
     /// Scans a commit or tag message as text; it is listed as a file named after it.

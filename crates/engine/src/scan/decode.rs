@@ -133,21 +133,39 @@ pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
 
 /// Percent-decoded copies of `unit`'s segments that hold `%XX` escapes.
 pub fn percent_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    escaped_layer(
+        unit,
+        budget,
+        Encoding::Percent,
+        first_escape,
+        percent_decode,
+    )
+}
+
+/// Decoded copies of `unit`'s segments where `first` finds an escape, each pinned to
+/// where its first escape starts; a decoding that changes nothing adds nothing.
+pub(super) fn escaped_layer(
+    unit: &Unit,
+    budget: &mut usize,
+    encoding: Encoding,
+    first: fn(&[u8]) -> Option<usize>,
+    decode: fn(&[u8]) -> Vec<u8>,
+) -> Option<Unit> {
     // One pass over the whole unit first: most hold no escape at all, and a call per
     // short segment cost more than the search.
-    let from = segment_from(unit, first_escape(&unit.text)?);
-    let mut out = child(unit, Encoding::Percent);
+    let from = segment_from(unit, first(&unit.text)?);
+    let mut out = child(unit, encoding);
     for (i, seg) in unit.segments.iter().enumerate().skip(from) {
         let text = &unit.text[seg.start..seg.end];
-        let Some(first) = first_escape(text) else {
+        let Some(at) = first(text) else {
             continue;
         };
-        let decoded = percent_decode(text);
-        if decoded.len() > *budget {
+        let decoded = decode(text);
+        if decoded.len() > *budget || decoded == text {
             continue;
         }
         *budget -= decoded.len();
-        push_pinned(&mut out, unit, i, seg.start + first, &decoded);
+        push_pinned(&mut out, unit, i, seg.start + at, &decoded);
     }
     (!out.segments.is_empty()).then_some(out)
 }

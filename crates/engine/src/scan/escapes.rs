@@ -4,26 +4,12 @@
 //! that loads it, so it is judged as that. Segments holding an escape are decoded into a
 //! layer of their own, pinned to where the escape starts.
 
-use super::decode::{child, push_pinned, segment_from};
+use super::decode::escaped_layer;
 use crate::formats::{Encoding, Unit};
 
 /// Decoded copies of `unit`'s segments that hold a backslash escape of a character.
 pub fn escape_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let from = segment_from(unit, first_escape(&unit.text)?);
-    let mut out = child(unit, Encoding::Escapes);
-    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
-        let text = &unit.text[seg.start..seg.end];
-        let Some(first) = first_escape(text) else {
-            continue;
-        };
-        let decoded = decode(text);
-        if decoded.len() > *budget || decoded == text {
-            continue;
-        }
-        *budget -= decoded.len();
-        push_pinned(&mut out, unit, i, seg.start + first, &decoded);
-    }
-    (!out.segments.is_empty()).then_some(out)
+    escaped_layer(unit, budget, Encoding::Escapes, first_escape, decode)
 }
 
 fn first_escape(text: &[u8]) -> Option<usize> {
