@@ -45,6 +45,10 @@ class Finding:
     fingerprint: str
     message: str
     commit: Optional[str] = None
+    #: The reasons behind `confidence` (docs/scanning.md lists them).
+    why: Tuple[str, ...] = ()
+    #: One rule at one JSON Pointer pattern in one file, within its report.
+    group: Optional[str] = None
 
     @classmethod
     def _from(cls, d: dict) -> "Finding":
@@ -61,13 +65,16 @@ class Finding:
             fingerprint=d["fingerprint"],
             message=d["message"],
             commit=d.get("commit"),
+            why=tuple(d.get("why") or ()),
+            group=d.get("group"),
         )
 
     def to_dict(self) -> dict:
         """The finding as a report lists it."""
         d = asdict(self)
-        if d["commit"] is None:
-            del d["commit"]
+        for optional in ("commit", "group"):
+            if d[optional] is None:
+                del d[optional]
         return d
 
 
