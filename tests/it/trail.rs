@@ -146,3 +146,48 @@ fn a_chain_cut_at_its_end_is_refused_when_the_state_is_at_hand() {
         "{said}"
     );
 }
+
+/// The trail covers its own log: `audit.jsonl` deleted, emptied, cut before a report's
+/// anchor, or with a finding line removed or edited, fails `report verify`; the finding
+/// lines are vouched for by their anchor, keyed.
+#[test]
+fn a_deleted_emptied_cut_or_edited_log_fails() {
+    let d = two_reports();
+    let log = d.reports_dir().join("audit.jsonl");
+    let original = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(verify(&d, true).0, Some(0), "{}", verify(&d, true).1);
+    let lines: Vec<&str> = original.lines().collect();
+    let finding = lines
+        .iter()
+        .position(|l| l.contains("\"rule_id\""))
+        .expect("a finding line");
+    let edited = original.replacen("email.address", "email.spelled_out", 1);
+    let dropped: String = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != finding)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let cut: String = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (what, text) in [
+        ("emptied", Some(String::new())),
+        ("deleted", None),
+        ("cut", Some(cut)),
+        ("a finding line removed", Some(dropped)),
+        ("a finding line edited", Some(edited)),
+    ] {
+        match &text {
+            Some(t) => std::fs::write(&log, t).expect("write"),
+            None => std::fs::remove_file(&log).expect("rm"),
+        }
+        for keyed in [false, true] {
+            let (code, said) = verify(&d, keyed);
+            assert_eq!(code, Some(1), "{what} (keyed: {keyed}) passed: {said}");
+        }
+        std::fs::write(&log, &original).expect("restore");
+    }
+    assert_eq!(verify(&d, true).0, Some(0));
+}

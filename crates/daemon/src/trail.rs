@@ -86,7 +86,7 @@ pub fn append(
 ) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     if head.audit_behind {
-        match sync_audit(dir, head) {
+        match sync_audit(dir, head, key) {
             Ok(()) => head.audit_behind = false,
             Err(e) => tracing::error!(error = %e, "audit.jsonl is still behind the reports"),
         }
@@ -118,7 +118,7 @@ pub fn append(
     head.next += 1;
     head.last_sha256 = Some(sha.clone());
     let as_value = serde_json::from_slice(&bytes).unwrap_or_default();
-    if let Err(e) = log_audit(dir, &as_value, &path, &sha, &hmac) {
+    if let Err(e) = log_audit(dir, &as_value, &path, &sha, &hmac, key) {
         tracing::error!(error = %e, "cannot append to audit.jsonl; the report itself is written and its lines follow with the next report");
         head.audit_behind = true;
     }
@@ -131,6 +131,7 @@ fn log_audit(
     path: &Path,
     sha: &str,
     hmac: &str,
+    key: &FingerprintKey,
 ) -> Result<()> {
     let log = dir.join(AUDIT_LOG);
     let mut lines = String::new();
@@ -149,9 +150,14 @@ fn log_audit(
         lines.push('\n');
     }
     let files = report["files"].as_array().map_or(0, Vec::len);
+    // The batch's finding lines are vouched for by its anchor line: their digest, and
+    // keyed with the report's digest, so a line removed or edited is told.
+    let lines_sha256 = sha256_hex(lines.as_bytes());
+    let lines_hmac = lines_mac(key, &lines_sha256, sha);
     let summary = serde_json::json!({
         "time": time, "report": name, "sha256": sha, "hmac": hmac,
         "files": files, "findings": findings.len(),
+        "lines_sha256": lines_sha256, "lines_hmac": lines_hmac,
     });
     lines.push_str(&summary.to_string());
     lines.push('\n');
@@ -171,7 +177,7 @@ const AUDIT_TAIL: u64 = 8 << 20;
 /// Brings `audit.jsonl` level with the chain: a torn last line (the disk filled up in
 /// the middle of an append) is cut off, and every report after the last one the log
 /// anchors gets its lines, rebuilt from the report file itself.
-fn sync_audit(dir: &Path, head: &Head) -> Result<()> {
+fn sync_audit(dir: &Path, head: &Head, key: &FingerprintKey) -> Result<()> {
     use std::io::{Read, Seek, SeekFrom};
     let log = dir.join(AUDIT_LOG);
     let mut last_anchored = 0;
@@ -219,33 +225,65 @@ fn sync_audit(dir: &Path, head: &Head) -> Result<()> {
         // The line is rebuilt from what was written then, the MAC included: nothing is
         // signed anew, so a report edited in the meantime stays unvouched for.
         let hmac = std::fs::read_to_string(mac_path(&path)).unwrap_or_default();
-        log_audit(dir, &report, &path, &sha256_hex(&bytes), hmac.trim())?;
+        log_audit(dir, &report, &path, &sha256_hex(&bytes), hmac.trim(), key)?;
         tracing::warn!(report = %path.display(), "audit.jsonl caught up with a report it had missed");
     }
     Ok(())
 }
 
-/// What `audit.jsonl` says of one report: its sha256 and, keyed, its HMAC.
+/// What `audit.jsonl` says of one report: its sha256 and, keyed, its HMAC; the digest
+/// and keyed MAC its anchor gives of the batch's finding lines, and the digest of the
+/// lines the log actually holds for it.
 pub(super) struct Anchor {
     pub sha256: String,
     pub hmac: Option<String>,
+    pub lines_sha256: Option<String>,
+    pub lines_hmac: Option<String>,
+    pub lines_found: String,
 }
 
 /// `report` → its anchor line in `audit.jsonl` (absent or unreadable: none).
 pub(super) fn audit_anchors(dir: &Path) -> std::collections::HashMap<String, Anchor> {
     let text = std::fs::read_to_string(dir.join(AUDIT_LOG)).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| {
-            Some((
-                v["report"].as_str()?.to_string(),
-                Anchor {
-                    sha256: v["sha256"].as_str()?.to_string(),
-                    hmac: v["hmac"].as_str().map(str::to_string),
-                },
-            ))
-        })
-        .collect()
+    let mut lines: std::collections::HashMap<String, String> = Default::default();
+    let mut out = std::collections::HashMap::new();
+    for raw in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(raw) else {
+            continue;
+        };
+        let Some(report) = v["report"].as_str() else {
+            continue;
+        };
+        let Some(sha256) = v["sha256"].as_str() else {
+            // A finding line of the batch this report anchors, byte for byte.
+            let batch = lines.entry(report.to_string()).or_default();
+            batch.push_str(raw);
+            batch.push('\n');
+            continue;
+        };
+        let found = lines.remove(report).unwrap_or_default();
+        let text_of = |k: &str| v[k].as_str().map(str::to_string);
+        out.insert(
+            report.to_string(),
+            Anchor {
+                sha256: sha256.to_string(),
+                hmac: text_of("hmac"),
+                lines_sha256: text_of("lines_sha256"),
+                lines_hmac: text_of("lines_hmac"),
+                lines_found: sha256_hex(found.as_bytes()),
+            },
+        );
+    }
+    out
+}
+
+/// The keyed MAC of a batch's finding lines, bound to its report.
+pub(super) fn lines_mac(key: &FingerprintKey, lines_sha256: &str, report_sha256: &str) -> String {
+    key.fingerprint(
+        MAC_LABEL,
+        format!("lines {lines_sha256} of {report_sha256}").as_bytes(),
+    )
+    .0
 }
 
 /// The keyed MAC of a report's bytes: only the holder of the daemon's key (kept in its

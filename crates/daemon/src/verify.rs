@@ -6,7 +6,7 @@
 //! that vanished under it) is reported, not hidden.
 
 use super::trail::{
-    AUDIT_LOG, Anchor, audit_anchors, list, mac, mac_path, report_name, sha256_hex,
+    AUDIT_LOG, Anchor, audit_anchors, lines_mac, list, mac, mac_path, report_name, sha256_hex,
 };
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
@@ -39,7 +39,13 @@ pub fn verify(
         let name = report_name(*seq);
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let sha = sha256_hex(&bytes);
-        if let Some(broken) = against_anchor(&name, &sha, anchors.get(&name)) {
+        // The log covers every report: one deleted, emptied or cut loses anchors.
+        let Some(anchor) = anchors.get(&name) else {
+            return Ok(Err(format!(
+                "{AUDIT_LOG}: records nothing of {name} (the log was deleted, emptied or cut)"
+            )));
+        };
+        if let Some(broken) = against_anchor(&name, &sha, Some(anchor)) {
             return Ok(Err(broken));
         }
         if let Some(key) = key {
@@ -51,6 +57,9 @@ pub fn verify(
                     "{name}: not vouched for by the daemon's key (edited, or its MAC removed or forged)"
                 )));
             }
+        }
+        if let Some(broken) = lines_broken(&name, &sha, anchor, key) {
+            return Ok(Err(broken));
         }
         let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
             return Ok(Err(format!(
@@ -114,6 +123,30 @@ pub fn verify(
         keyed: key.is_some(),
         notes,
     }))
+}
+
+/// The batch's finding lines against what its anchor says of them.
+fn lines_broken(
+    name: &str,
+    sha: &str,
+    anchor: &Anchor,
+    key: Option<&FingerprintKey>,
+) -> Option<String> {
+    let edited = || format!("{AUDIT_LOG}: the finding lines of {name} were edited or removed");
+    if let Some(key) = key {
+        // With the key, the anchor must vouch for its lines: one stripped of the MAC
+        // is as edited as one with a wrong MAC.
+        let Some(claimed) = anchor.lines_sha256.as_deref() else {
+            return Some(edited());
+        };
+        if anchor.lines_hmac.as_deref() != Some(lines_mac(key, claimed, sha).as_str()) {
+            return Some(edited());
+        }
+    }
+    match &anchor.lines_sha256 {
+        Some(claimed) if *claimed != anchor.lines_found => Some(edited()),
+        _ => None,
+    }
 }
 
 fn against_anchor(name: &str, sha: &str, anchor: Option<&Anchor>) -> Option<String> {
