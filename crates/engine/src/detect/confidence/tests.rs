@@ -147,18 +147,30 @@ fn this_machine_raises_and_a_web_route_lowers() {
     );
 }
 
-/// A record that creates the users it is told of.
-struct Creates(&'static [&'static str]);
+/// A record that answers what it is told to: where else the value stands, and which
+/// users it creates.
+#[derive(Default)]
+struct Told {
+    elsewhere: Elsewhere,
+    creates: &'static [&'static str],
+}
 
-impl Record for Creates {
+impl Record for Told {
     fn elsewhere(&mut self) -> Elsewhere {
-        Elsewhere::default()
+        self.elsewhere
     }
     fn fiction_nearby(&mut self) -> bool {
         false
     }
     fn defines_user(&mut self, user: &str) -> bool {
-        self.0.contains(&user)
+        self.creates.contains(&user)
+    }
+}
+
+fn creates(users: &'static [&'static str]) -> Told {
+    Told {
+        creates: users,
+        ..Told::default()
     }
 }
 
@@ -171,7 +183,7 @@ fn a_user_the_data_creates_is_the_tasks() {
         " ",
         " ",
         Role::Unknown,
-        &mut Creates(&["jack"]),
+        &mut creates(&["jack"]),
     );
     assert_eq!(a.confidence, Confidence::Low);
     assert!(a.why.has(Reason::DefinedInRecord));
@@ -182,7 +194,7 @@ fn a_user_the_data_creates_is_the_tasks() {
         " ",
         " ",
         Role::Unknown,
-        &mut Creates(&["jack"]),
+        &mut creates(&["jack"]),
     );
     assert_eq!(b.confidence, Confidence::Medium);
     assert!(b.why.has(Reason::UserSegment));
@@ -209,22 +221,14 @@ fn who_wrote_it() {
         ["typed_by_user"]
     );
     // A model repeating the record's own value keeps it.
-    struct Echo;
-    impl Record for Echo {
-        fn elsewhere(&mut self) -> Elsewhere {
-            Elsewhere {
-                not_model: true,
-                task: false,
-            }
-        }
-        fn fiction_nearby(&mut self) -> bool {
-            false
-        }
-        fn defines_user(&mut self, _: &str) -> bool {
-            false
-        }
-    }
-    let a = judged_with(&k(), email, v, "at ", ".", Role::Model, &mut Echo);
+    let mut echo = Told {
+        elsewhere: Elsewhere {
+            not_model: true,
+            task: false,
+        },
+        ..Told::default()
+    };
+    let a = judged_with(&k(), email, v, "at ", ".", Role::Model, &mut echo);
     assert_eq!(a.confidence, Confidence::Medium);
     assert!(a.why.has(Reason::Echoed));
     // A model's path may echo a user's from another file: kept; a task's own is low.
