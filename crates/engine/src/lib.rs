@@ -20,5 +20,6 @@ pub mod rules;
 pub mod scan;
 pub mod schema;
 pub mod source;
+mod unicode;
 
 pub use error::{Error, Result};

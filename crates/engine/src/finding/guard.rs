@@ -12,6 +12,7 @@
 
 use super::redact::mask;
 use crate::finding::Category;
+use crate::unicode::{Reading, reading};
 
 /// Pieces shorter than this are words, numbers or short ids, not keys.
 const KEY_MIN: usize = 16;
@@ -22,17 +23,37 @@ fn is_delimiter(c: char) -> bool {
     c.is_whitespace() || "\"'`,;=|()[]{}<>".contains(c)
 }
 
-/// Characters a reader cannot see or that spell one letter like another.
+/// Characters a reader does not see, or compatibility forms of the characters values
+/// are made of (`ｇ`, `ⓖ`, `﹫`, `․`; not `…`, which is prose).
 fn is_disguise(c: char) -> bool {
-    matches!(c as u32,
-        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0x3164
-        | 0xFE00..=0xFE0F | 0xFEFF | 0xFF01..=0xFF5E | 0xFFA0)
+    match reading(c) {
+        Some(Reading::Unseen) => true,
+        Some(Reading::Compat(r)) => {
+            r.bytes()
+                .any(|b| b.is_ascii_alphanumeric() || b"@/\\:".contains(&b))
+                || r == "."
+        }
+        _ => false,
+    }
 }
 
-fn is_confusable_script(c: char) -> bool {
-    // Cyrillic and Greek letters that a Latin reader takes for Latin ones.
-    matches!(c as u32, 0x0370..=0x04FF)
+/// A letter of another script, or a sign, that a Latin reader takes for a Latin one.
+fn is_look_alike(c: char) -> bool {
+    matches!(reading(c), Some(Reading::Look(_)))
+}
+
+/// `=40g…`: a quoted-printable escape inside a token, not an assignment (`n=40,`).
+fn is_qp_escape(at: &str) -> bool {
+    let b = at.as_bytes();
+    b.len() > 3
+        && b[1].is_ascii_hexdigit()
+        && b[2].is_ascii_hexdigit()
+        && (b[3].is_ascii_alphanumeric() || matches!(b[3], b'.' | b'_' | b'-'))
+}
+
+fn has_qp_escape(run: &str) -> bool {
+    run.match_indices('=')
+        .any(|(i, _)| i > 0 && is_qp_escape(&run[i..]))
 }
 
 fn has_percent_escape(run: &str) -> bool {
@@ -57,8 +78,9 @@ fn has_entity(run: &str) -> bool {
 fn run_is_disguised(run: &str) -> bool {
     let latin = run.chars().any(|c| c.is_ascii_alphabetic());
     run.chars()
-        .any(|c| is_disguise(c) || (latin && is_confusable_script(c)))
+        .any(|c| is_disguise(c) || (latin && is_look_alike(c)))
         || has_percent_escape(run)
+        || has_qp_escape(run)
         || has_entity(run)
         || run
             .find('@')
@@ -87,7 +109,7 @@ pub fn guard(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut run_start: Option<usize> = None;
     for (i, c) in text.char_indices() {
-        if is_delimiter(c) {
+        if is_delimiter(c) && !(c == '=' && run_start.is_some() && is_qp_escape(&text[i..])) {
             if let Some(s) = run_start.take() {
                 push_run(&mut out, &text[s..i]);
             }

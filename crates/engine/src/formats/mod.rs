@@ -35,6 +35,10 @@ pub enum Encoding {
     Entities,
     /// Backslash escapes decoded (`\u002F`, `\x2F`), as TOML, YAML and code write them.
     Escapes,
+    /// Quoted-printable decoded (`=40`, soft line breaks).
+    QuotedPrintable,
+    /// Path spellings normalised (`//home//ana`, `/var/home/ana`, `\\wsl$\…`).
+    PathForm,
 }
 
 /// One contiguous piece of decoded text: a JSON string or number, or a run of text.

@@ -157,17 +157,36 @@ pub(super) fn escaped_layer(
     let mut out = child(unit, encoding);
     for (i, seg) in unit.segments.iter().enumerate().skip(from) {
         let text = &unit.text[seg.start..seg.end];
-        let Some(at) = first(text) else {
-            continue;
-        };
-        let decoded = decode(text);
-        if decoded.len() > *budget || decoded == text {
+        if first(text).is_none() {
             continue;
         }
-        *budget -= decoded.len();
-        push_pinned(&mut out, unit, i, seg.start + at, &decoded);
+        // Line by line: a layer piece is pinned where its first escape is, so a piece
+        // spanning lines would report every later line's finding on that one.
+        for (offset, line) in lines(text) {
+            let Some(at) = first(line) else {
+                continue;
+            };
+            let decoded = decode(line);
+            if decoded.len() > *budget || decoded == line {
+                continue;
+            }
+            *budget -= decoded.len();
+            push_pinned(&mut out, unit, i, seg.start + offset + at, &decoded);
+        }
     }
     (!out.segments.is_empty()).then_some(out)
+}
+
+/// The lines of `text` (split at `\n`, which stays with its line) and where each starts.
+pub(super) fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = text.get(at..).filter(|r| !r.is_empty())?;
+        let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |n| n + 1);
+        let start = at;
+        at += len;
+        Some((start, &rest[..len]))
+    })
 }
 
 /// Shortest piece of a token that counts as wrapped when a line ends with it.

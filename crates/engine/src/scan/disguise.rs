@@ -1,14 +1,17 @@
 //! Spellings that look the same to a reader but not to a regex, undone as layers:
-//! full-width forms (`ｉｏｎ＠ｇｍａｉｌ`), invisible and bidi control characters
-//! (`gm\u{200b}ail`, U+202E), look-alike Cyrillic and Greek letters inside a Latin token
-//! (`АKIA…` with a Cyrillic `А`), and HTML character references (`&#64;`, `&commat;`).
+//! compatibility forms (full-width `ｉｏｎ＠ｇｍａｉｌ`, circled, mathematical, small
+//! `﹫`), characters that are not drawn (`gm\u{200b}ail`, U+202E, tag characters),
+//! look-alikes inside a Latin token (`АKIA…` with a Cyrillic `А`, `∕home∕` with
+//! division slashes), all from the Unicode tables in [`crate::unicode`], and HTML
+//! character references (`&#64;`, `&commat;`).
 //!
 //! Only the tokens (runs between blanks) that hold such a spelling go into a layer;
 //! the rest of the segment is blanked, so a plain value beside an unrelated full-width
 //! comma is not reported a second time.
 
-use super::decode::{child, push_pinned, segment_from};
+use super::decode::{child, lines, push_pinned, segment_from};
 use crate::formats::{Encoding, Unit};
+use crate::unicode::{Reading, reading};
 
 /// A control character a reader does not see and a JSON string can carry (`\u0000`):
 /// not tab, line feed or carriage return, which are blanks, nor vertical tab and form
@@ -17,117 +20,35 @@ fn is_hidden_control(b: u8) -> bool {
     matches!(b, 0x00..=0x08 | 0x0E..=0x1F | 0x7F)
 }
 
-/// Removed: a reader does not see them.
-fn is_invisible(c: char) -> bool {
-    u8::try_from(c).is_ok_and(is_hidden_control)
-        || matches!(
-            c,
-            '\u{80}'..='\u{9F}'
-                | '\u{AD}'
-                | '\u{34F}'
-                | '\u{61C}'
-                | '\u{115F}'
-                | '\u{1160}'
-                | '\u{180B}'..='\u{180F}'
-                | '\u{3164}'
-                | '\u{FFA0}'
-                | '\u{E0000}'..='\u{E007F}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{FE00}'..='\u{FE0F}'
-                | '\u{FEFF}'
-        )
-}
-
-/// The Latin letter a Cyrillic or Greek one is read as, where they look alike.
-fn latin_look_alike(c: char) -> Option<char> {
-    Some(match c {
-        'А' | 'Α' => 'A',
-        'В' | 'Β' => 'B',
-        'С' | 'Ϲ' => 'C',
-        'Е' | 'Ε' => 'E',
-        'Н' | 'Η' => 'H',
-        'І' | 'Ι' => 'I',
-        'Ј' => 'J',
-        'К' | 'Κ' => 'K',
-        'М' | 'Μ' => 'M',
-        'Ν' => 'N',
-        'О' | 'Ο' => 'O',
-        'Р' | 'Ρ' => 'P',
-        'Ѕ' => 'S',
-        'Т' | 'Τ' => 'T',
-        'Х' | 'Χ' => 'X',
-        'У' | 'Υ' => 'Y',
-        'Ζ' => 'Z',
-        'а' => 'a',
-        'с' | 'ϲ' => 'c',
-        'ԁ' => 'd',
-        'е' => 'e',
-        'һ' => 'h',
-        'і' => 'i',
-        'ј' => 'j',
-        'о' | 'ο' => 'o',
-        'р' | 'ρ' => 'p',
-        'ѕ' => 's',
-        'ս' => 'u',
-        'ν' => 'v',
-        'х' => 'x',
-        'у' => 'y',
-        _ => return None,
-    })
-}
-
-fn full_width(c: char) -> Option<char> {
-    match c {
-        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
-        '\u{3000}' => Some(' '),
-        // Mathematical bold, italic, script… letters (A–Z a–z in runs of 52) and digits.
-        '\u{1D400}'..='\u{1D6A3}' => {
-            let i = (c as u32 - 0x1D400) % 52;
-            char::from_u32(if i < 26 {
-                'A' as u32 + i
-            } else {
-                'a' as u32 + i - 26
-            })
-        }
-        '\u{1D7CE}'..='\u{1D7FF}' => char::from_u32('0' as u32 + (c as u32 - 0x1D7CE) % 10),
-        _ => None,
-    }
-}
-
 /// Combining marks: a key with an accent stacked on one letter still reads as the key.
 fn is_combining(c: char) -> bool {
     matches!(c, '\u{300}'..='\u{36F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{20D0}'..='\u{20FF}')
 }
 
 /// `token` as a reader sees it, or `None` when it holds no disguise. Look-alike
-/// letters count only in a token that also holds ASCII letters or digits: Russian or
-/// Greek prose is left alone.
+/// letters and stacked accents count only in a token that also holds ASCII letters or
+/// digits: Russian or Greek prose is left alone.
 fn fold_token(token: &str) -> Option<String> {
     let latin = token.bytes().any(|b| b.is_ascii_alphanumeric());
     let mut changed = false;
     let mut out = String::with_capacity(token.len());
     for c in token.chars() {
-        if is_invisible(c) || (latin && is_combining(c)) {
-            changed = true;
-        } else if let Some(f) = full_width(c) {
-            changed = true;
-            out.push(f);
-        } else if let Some(l) = latin.then(|| latin_look_alike(c)).flatten() {
-            changed = true;
-            out.push(l);
-        } else {
-            out.push(c);
+        match reading(c) {
+            _ if u8::try_from(c).is_ok_and(is_hidden_control) => changed = true,
+            Some(Reading::Unseen) => changed = true,
+            Some(Reading::Compat(r)) => {
+                changed = true;
+                out.push_str(r);
+            }
+            Some(Reading::Look(r)) if latin => {
+                changed = true;
+                out.push_str(r);
+            }
+            _ if latin && is_combining(c) => changed = true,
+            _ => out.push(c),
         }
     }
     changed.then_some(out)
-}
-
-/// Cyrillic and Greek: the blocks the look-alike letters come from.
-fn is_look_alike_block(c: char) -> bool {
-    matches!(c as u32, 0x0370..=0x052F)
 }
 
 /// Whether `text` holds anything [`fold_token`] would change: checked before any
@@ -138,10 +59,12 @@ fn may_fold(text: &str) -> bool {
         .chars()
         .filter(|&c| !c.is_ascii() || u8::try_from(c).is_ok_and(is_hidden_control))
     {
-        if is_invisible(c) || full_width(c).is_some() {
-            return true;
+        match reading(c) {
+            Some(Reading::Unseen | Reading::Compat(_)) => return true,
+            Some(Reading::Look(_)) => look_alike = true,
+            None if u8::try_from(c).is_ok_and(is_hidden_control) => return true,
+            None => look_alike |= is_combining(c),
         }
-        look_alike |= is_look_alike_block(c) || is_combining(c);
     }
     look_alike && text.bytes().any(|b| b.is_ascii_alphanumeric())
 }
@@ -201,7 +124,7 @@ pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
 /// The layer of `encoding` made of the segments from the one holding byte `first` on
 /// that pass `bytes_may` and `text_may` (cheap checks, before any allocation), each
 /// with its tokens rewritten by `rewrite` (see [`fold_tokens`]).
-fn token_layer(
+pub(super) fn token_layer(
     unit: &Unit,
     budget: &mut usize,
     first: usize,
@@ -223,14 +146,26 @@ fn token_layer(
         if !text_may(text) {
             continue;
         }
-        let Some((at, rewritten)) = fold_tokens(text, rewrite) else {
-            continue;
-        };
-        if rewritten.len() > *budget {
-            continue;
+        // Line by line, each piece pinned where its first rewritten token is.
+        for (offset, line) in lines(bytes) {
+            let Ok(line) = std::str::from_utf8(line) else {
+                continue;
+            };
+            let Some((at, rewritten)) = fold_tokens(line, rewrite) else {
+                continue;
+            };
+            if rewritten.len() > *budget {
+                continue;
+            }
+            *budget -= rewritten.len();
+            push_pinned(
+                &mut out,
+                unit,
+                i,
+                seg.start + offset + at,
+                rewritten.as_bytes(),
+            );
         }
-        *budget -= rewritten.len();
-        push_pinned(&mut out, unit, i, seg.start + at, rewritten.as_bytes());
     }
     (!out.segments.is_empty()).then_some(out)
 }
@@ -404,7 +339,19 @@ mod tests {
             fold("ａ．ｂ＠ｇｍａｉｌ．ｃｏｍ").as_deref(),
             Some("a.b@gmail.com")
         );
-        assert_eq!(fold("гм\u{200F}ail").as_deref(), Some("гмail"));
+        assert_eq!(fold("гм\u{200F}ail").as_deref(), Some("rмail"));
+        assert_eq!(
+            fold("ion.pop\u{FE6B}gmail\u{3002}com").as_deref(),
+            Some("ion.pop@gmail.com")
+        );
+        assert_eq!(
+            fold("\u{2215}home\u{2215}ana").as_deref(),
+            Some("/home/ana")
+        );
+        assert_eq!(
+            fold("AKIA\u{E0100}Z7\u{FFFD}QW").as_deref(),
+            Some("AKIAZ7QW")
+        );
         assert_eq!(fold("AKIA\u{E0020}Z7QW").as_deref(), Some("AKIAZ7QW"));
         assert_eq!(fold("AK\u{3164}IA").as_deref(), Some("AKIA"));
         assert_eq!(

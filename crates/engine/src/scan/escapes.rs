@@ -1,5 +1,5 @@
 //! Backslash escapes as TOML, YAML, JSON-in-text and source code write them:
-//! `\u002F`, `\U0001F600`, `\u{2F}`, `\x2F`, and `\/`. A home path spelled
+//! `\u002F`, `\U0001F600`, `\u{2F}`, `\x2F`, `\057` and `\/`. A home path spelled
 //! `"\u002Fhome\u002Fana"` in a committed config reads as `/home/ana` to every program
 //! that loads it, so it is judged as that. Segments holding an escape are decoded into a
 //! layer of their own, pinned to where the escape starts.
@@ -16,6 +16,9 @@ fn first_escape(text: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'\\', text)
         .find(|&i| escape_at(text, i).is_some_and(|(c, _)| !c.is_control()))
 }
+
+/// Stands for a lone surrogate escape, and is dropped from the decoded text.
+const LONE_SURROGATE: char = '\u{FFFD}';
 
 /// The character an escape at `text[i]` (a backslash) spells, and its length.
 fn escape_at(text: &[u8], i: usize) -> Option<(char, usize)> {
@@ -41,11 +44,20 @@ fn escape_at(text: &[u8], i: usize) -> Option<(char, usize)> {
                 let c = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
                 return Some((char::from_u32(c)?, 12));
             }
-            Some((char::from_u32(v)?, 6))
+            // A lone surrogate is no character: a reader sees at most a replacement
+            // mark, which the value around it reads straight through.
+            Some((char::from_u32(v).unwrap_or(LONE_SURROGATE), 6))
         }
         b'U' => Some((char::from_u32(hex(i + 2, 8)?)?, 10)),
         b'x' => Some((char::from_u32(hex(i + 2, 2)?)?, 4)),
         b'/' => Some(('/', 2)),
+        // C, Python and shell `\057`: three octal digits, at most `\377`.
+        b'0'..=b'3' => {
+            let digits = text.get(i + 1..i + 4)?;
+            let s = std::str::from_utf8(digits).ok()?;
+            let v = u32::from_str_radix(s, 8).ok()?;
+            Some((char::from_u32(v)?, 4))
+        }
         _ => None,
     }
 }
@@ -60,8 +72,10 @@ pub fn decode(text: &[u8]) -> Vec<u8> {
         if text[i] == b'\\'
             && let Some((c, len)) = escape_at(text, i).filter(|(c, _)| !c.is_control())
         {
-            let mut buf = [0u8; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            if c != LONE_SURROGATE {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
             i += len;
             continue;
         }
@@ -85,5 +99,7 @@ mod tests {
         assert_eq!(d(r"\U0001F600 \ud83d\ude00"), "\u{1F600} \u{1F600}");
         assert_eq!(d(r"C:\Users\ana \n"), r"C:\Users\ana \n");
         assert_eq!(d(r"\x1b[31m red"), r"\x1b[31m red");
+        assert_eq!(d(r"ana\ud800@gmail.com"), "ana@gmail.com");
+        assert_eq!(d(r"\057home\057ana"), "/home/ana");
     }
 }

@@ -203,6 +203,8 @@ impl<'a> FileScanner<'a> {
         (self.lines_before, self.columns_before, self.lines) = (0, 0, None);
         self.settle(&[]);
         self.file_facts.settle(&mut self.findings);
+        let rules = self.rules;
+        record::one_per_place(&mut self.findings, |id| rules.is_check(id));
         (
             std::mem::take(&mut self.findings),
             std::mem::take(&mut self.claims),

@@ -18,6 +18,8 @@ mod keys;
 mod layers;
 mod name;
 mod one;
+mod path_forms;
+mod quoted;
 pub mod sniff;
 mod stream;
 

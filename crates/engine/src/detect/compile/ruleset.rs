@@ -326,6 +326,13 @@ impl RuleSet {
     }
 
     /// The active rule running built-in check `name`; `None` when it is disabled.
+    /// Whether rule `id` reports a built-in check's problems rather than a value.
+    pub fn is_check(&self, id: &str) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.id == id && matches!(r.matcher, Matcher::Check(_)))
+    }
+
     pub fn check(&self, name: &str) -> Option<&Rule> {
         self.rules
             .iter()

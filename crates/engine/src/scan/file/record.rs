@@ -105,6 +105,13 @@ impl FileScanner<'_> {
                 format!("{} (inside HTML character references)", rule.description)
             }
             Some(Encoding::Escapes) => format!("{} (inside backslash escapes)", rule.description),
+            Some(Encoding::QuotedPrintable) => {
+                format!("{} (inside quoted-printable)", rule.description)
+            }
+            Some(Encoding::PathForm) => format!(
+                "{} (spelled in a form that names the same place)",
+                rule.description
+            ),
             Some(Encoding::Folded) => format!(
                 "{} (disguised with full-width, invisible or look-alike characters)",
                 rule.description
@@ -239,4 +246,35 @@ impl FileScanner<'_> {
 fn starts_a_comment(text: &[u8], offset: usize) -> bool {
     let rest = text.get(offset..).unwrap_or_default();
     rest.starts_with(b"//") || rest.starts_with(b"/*")
+}
+
+/// One finding per rule and place: a value found both as written and in a decoded
+/// reading that starts at the same spot (`/home/./ana` and `/home/ana`) is one
+/// decision. The most confident reading stays, the first of equals. Built-in checks'
+/// problems are each their own, wherever they sit.
+pub(super) fn one_per_place(findings: &mut Vec<Finding>, is_check: impl Fn(&str) -> bool) {
+    use std::collections::HashMap;
+    let mut best: HashMap<(&str, Option<u32>, Option<u32>), usize> = HashMap::new();
+    let mut checks = 0;
+    for (i, f) in findings.iter().enumerate() {
+        if is_check(&f.rule_id) {
+            checks += 1;
+            continue;
+        }
+        let place = (f.rule_id.as_str(), f.location.line, f.location.column);
+        let kept = best.entry(place).or_insert(i);
+        if findings[*kept].confidence < f.confidence {
+            *kept = i;
+        }
+    }
+    if best.len() + checks == findings.len() {
+        return;
+    }
+    let mut keep: Vec<bool> = findings.iter().map(|f| is_check(&f.rule_id)).collect();
+    best.values().for_each(|&i| keep[i] = true);
+    let mut i = 0;
+    findings.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
 }

@@ -1,0 +1,143 @@
+//! Quoted-printable (RFC 2045), as mail bodies and some exports write text: `=40` is
+//! `@`, and a line ending in `=` goes on in the next (a soft line break), so
+//! `ion.pop=40gmail.com` and a key cut by `=\n` are the value to every decoder.
+//!
+//! Plain text is full of `=`: `depth=40,` and `n=20` are assignments, not escapes. An
+//! escape counts only inside a token (a token character on both sides) or when it
+//! spells a byte of a UTF-8 sequence; a soft break only between two token characters.
+
+use super::decode::{child, lines, push_pinned, segment_from};
+use crate::formats::{Encoding, Unit};
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'+')
+}
+
+/// The byte `=XX` at `text[i]` spells, if `text[i]` starts one.
+fn escape_at(text: &[u8], i: usize) -> Option<u8> {
+    Some(hex(*text.get(i + 1)?)? << 4 | hex(*text.get(i + 2)?)?)
+}
+
+/// Whether the `=` at `text[i]` is a soft line break (`=\n`, `=\r\n`) inside a token.
+fn soft_break_at(text: &[u8], i: usize) -> Option<usize> {
+    let len = match text.get(i + 1..i + 3) {
+        Some([b'\r', b'\n']) => 3,
+        _ if text.get(i + 1) == Some(&b'\n') => 2,
+        _ => return None,
+    };
+    let before = i.checked_sub(1).and_then(|b| text.get(b));
+    let after = text.get(i + len);
+    (before.is_some_and(|&b| is_token_byte(b)) && after.is_some_and(|&b| is_token_byte(b)))
+        .then_some(len)
+}
+
+/// Where the first escape or soft break that counts is.
+fn first(text: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'=', text).find(|&i| {
+        soft_break_at(text, i).is_some()
+            || escape_at(text, i).is_some_and(|byte| {
+                let inside = i > 0
+                    && is_token_byte(text[i - 1])
+                    && text.get(i + 3).is_some_and(|&b| is_token_byte(b));
+                byte >= 0x80 || (inside && !byte.is_ascii_alphanumeric())
+            })
+    })
+}
+
+/// `text` decoded as quoted-printable: every `=XX` and soft break.
+fn decode(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'=' {
+            if let Some(len) = soft_break_at(text, i) {
+                i += len;
+                continue;
+            }
+            if let Some(byte) = escape_at(text, i).filter(|b| !b.is_ascii_control()) {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(text[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The lines of `text` with soft-broken ones joined: (start, bytes) of each.
+fn logical_lines(text: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut out: Vec<(usize, &[u8])> = Vec::new();
+    let mut joining = false;
+    for (at, line) in lines(text) {
+        match out.last_mut() {
+            Some((start, whole)) if joining => *whole = &text[*start..at + line.len()],
+            _ => out.push((at, line)),
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        joining = body.last() == Some(&b'=') && soft_break_at(text, at + body.len() - 1).is_some();
+    }
+    out
+}
+
+/// Decoded copies of the lines of `unit` that hold a quoted-printable escape.
+pub fn quoted_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    let from = segment_from(unit, first(&unit.text)?);
+    let mut out = child(unit, Encoding::QuotedPrintable);
+    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
+        let text = &unit.text[seg.start..seg.end];
+        if first(text).is_none() {
+            continue;
+        }
+        for (offset, line) in logical_lines(text) {
+            let Some(at) = first(line) else {
+                continue;
+            };
+            let decoded = decode(line);
+            if decoded.len() > *budget {
+                continue;
+            }
+            *budget -= decoded.len();
+            push_pinned(&mut out, unit, i, seg.start + offset + at, &decoded);
+        }
+    }
+    (!out.segments.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(text: &str) -> Option<String> {
+        let mut unit = Unit::default();
+        unit.push_plain(text.as_bytes(), 0, None);
+        let out = quoted_layer(&unit, &mut usize::MAX.clone())?;
+        Some(String::from_utf8_lossy(&out.text).trim().to_string())
+    }
+
+    #[test]
+    fn escapes_and_soft_breaks_inside_tokens_are_decoded() {
+        assert_eq!(
+            layer("mail ion.pop=40gmail.com").as_deref(),
+            Some("mail ion.pop@gmail.com")
+        );
+        assert_eq!(
+            layer("key AKIAZ7QW3RT=\n5YU2IOPLM").as_deref(),
+            Some("key AKIAZ7QW3RT5YU2IOPLM")
+        );
+        assert_eq!(layer("caf=C3=A9").as_deref(), Some("café"));
+    }
+
+    #[test]
+    fn assignments_are_not_escapes() {
+        assert_eq!(layer("depth=40, n=20 x = 1"), None);
+        assert_eq!(layer("let a =\n  b"), None);
+        assert_eq!(layer("timeout=30s"), None);
+    }
+}
