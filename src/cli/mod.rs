@@ -118,9 +118,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
                     .filter(|p| p.is_file()),
             };
             let recorded = match &state_dir {
-                Some(d) => {
-                    Some(crate::daemon::state::State::load(d)?.last_sequence).filter(|&n| n > 0)
-                }
+                Some(d) => Some(crate::daemon::state::State::last_sequence(d)?).filter(|&n| n > 0),
                 None => None,
             };
             let key = match &key_path {

@@ -33,7 +33,7 @@ pub fn cache_file() -> Option<PathBuf> {
     let dir = var("PRIVACY_AUDIT_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| Some(xdg("XDG_CACHE_HOME", ".cache")?.join("privacy-audit")))?;
-    Some(dir.join("hashes-v2.jsonl"))
+    Some(dir.join("hashes-v3.jsonl"))
 }
 
 /// The user's git configuration files in git's order (the XDG file, then

@@ -300,3 +300,68 @@ fn a_name_that_is_not_utf8_is_judged_and_quarantined() {
     d.signal(libc::SIGTERM);
     assert_eq!(d.wait_exit(), Some(0));
 }
+
+/// The state folder names no file, not even reversibly (hex), and a folder removed
+/// whole is still recorded file by file from the keyed state.
+#[test]
+fn the_state_names_no_file_and_a_removed_folder_is_recorded() {
+    let mut d = Daemon::start("");
+    let folder = "team-ionpopescu";
+    let name = "ion.popescu@gmail.com.jsonl";
+    write(&d.data().join(folder).join(name), "{\"note\": \"fine\"}\n");
+    write(
+        &d.data().join(folder).join("b.jsonl"),
+        "{\"note\": \"fine\"}\n",
+    );
+    assert_eq!(
+        d.wait_verdict(&format!("{folder}/b.jsonl")),
+        Vec::<String>::new()
+    );
+    d.wait_for("the state", || {
+        std::fs::read_dir(d.dir.path().join("state"))
+            .map(|r| {
+                r.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with("index"))
+            })
+            .unwrap_or(false)
+    });
+    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    for entry in std::fs::read_dir(d.dir.path().join("state"))
+        .expect("state")
+        .flatten()
+    {
+        let text = String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap_or_default())
+            .to_lowercase();
+        for said in [
+            name.to_string(),
+            folder.to_string(),
+            hex(name),
+            hex(folder),
+            hex("ionpopescu"),
+        ] {
+            assert!(!text.contains(&said), "{:?} holds {said}", entry.path());
+        }
+    }
+    std::fs::remove_dir_all(d.data().join(folder)).expect("rm -r");
+    d.wait_for("the removal record", || {
+        d.reports().iter().any(|r| {
+            r["removed"].as_array().is_some_and(|a| {
+                a.iter()
+                    .any(|x| x.as_str().is_some_and(|x| x.ends_with("b.jsonl")))
+            })
+        })
+    });
+    let removed: Vec<String> = d
+        .reports()
+        .iter()
+        .flat_map(|r| r["removed"].as_array().cloned().unwrap_or_default())
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect();
+    assert_eq!(removed.len(), 2, "{removed:?}");
+    assert!(
+        removed.iter().all(|r| !r.contains("ion.popescu@gmail.com")),
+        "{removed:?}"
+    );
+    d.signal(libc::SIGTERM);
+    assert_eq!(d.wait_exit(), Some(0));
+}

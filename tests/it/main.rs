@@ -12,6 +12,7 @@ mod credentials;
 mod daemon;
 mod daemon_faults;
 mod decoys;
+mod disguises;
 mod docs;
 mod evasion;
 mod gate;

@@ -3,7 +3,7 @@
 //! takes; what follows (acceptance, quarantine, the report in the trail, the state)
 //! runs on the loop once the scan is back.
 
-use super::state::{self, FileState};
+use super::state;
 use super::{Daemon, notify, quarantine, trail};
 use privacy_audit_engine::config::OnViolation;
 use privacy_audit_engine::report::{FileStatus, Report};
@@ -174,14 +174,8 @@ impl Daemon {
             } else {
                 "clean"
             };
-            self.state.files.insert(
-                path.clone(),
-                FileState {
-                    stamp,
-                    sha256: rec.sha256.clone(),
-                    verdict: verdict.into(),
-                },
-            );
+            let (sha256, shown) = (rec.sha256.clone(), rel.to_string());
+            self.state.record(path, stamp, sha256, verdict, shown);
         }
         self.state.last_sequence = self.head.next.saturating_sub(1);
         let dir = self.setup.dir(&self.setup.config.daemon.state);

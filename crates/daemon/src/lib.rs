@@ -71,7 +71,7 @@ impl Setup {
             .map(|r| privacy_audit_engine::provenance::normalize(&config.resolve(r)))
             .collect();
         let cache = privacy_audit_engine::provenance::cache::HashCache::open(
-            state_dir.join("hashes-v2.jsonl"),
+            state_dir.join("hashes-v3.jsonl"),
         );
         let scanner =
             std::sync::Arc::new(Scanner::from_config(config.clone(), key)?.with_cache(cache));
@@ -118,7 +118,7 @@ impl Daemon {
         let setup = Setup::load(&load_config, key_file.as_deref())?;
         let reports = setup.dir(&setup.config.daemon.reports);
         let state_dir = setup.dir(&setup.config.daemon.state);
-        let mut state = State::load(&state_dir)?;
+        let mut state = State::load(&state_dir, setup.scanner.key().clone())?;
         state.replay(&reports, |rel| Some(PathBuf::from(rel)))?;
         let head = trail::head(&reports)?;
         // The state remembers more reports than the folder holds: the chain vanished
@@ -348,11 +348,12 @@ impl Daemon {
 
     /// Queues what changed since the state was last written, and records what is gone.
     fn catch_up(&mut self, why: &str) {
+        let own = self.own_dirs();
         let (changed, gone) = watch::reconcile(
             &self.setup.roots,
             &self.setup.excludes,
-            &self.own_dirs(),
-            &self.state,
+            &own,
+            &mut self.state,
         );
         tracing::info!(
             reason = why,
@@ -364,9 +365,7 @@ impl Daemon {
         for p in changed {
             self.queue.hint(p, now);
         }
-        for p in gone {
-            self.forget(&p);
-        }
+        self.removed.extend(gone);
         // A watched folder that no longer exists took its files with it. (One that
         // exists but cannot be read — an unmounted share — records nothing as removed.)
         let vanished: Vec<PathBuf> = self
@@ -386,18 +385,8 @@ impl Daemon {
 
     /// Records a vanished path — or a vanished folder: everything judged under it.
     fn forget(&mut self, path: &Path) {
-        let under: Vec<PathBuf> = self
-            .state
-            .files
-            .keys()
-            .filter(|k| k.starts_with(path))
-            .cloned()
-            .collect();
-        for k in under {
-            self.state.files.remove(&k);
-            self.removed
-                .push(batch::report_name(&self.setup.scanner, &k));
-        }
+        let gone = self.state.forget(path);
+        self.removed.extend(gone);
     }
 
     /// Starts scanning the next batch of what is stable, off the loop; removals alone

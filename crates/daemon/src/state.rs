@@ -4,6 +4,7 @@
 //! state update was lost, is replayed at start, so no file is judged twice.
 
 use privacy_audit_engine::error::{Error, Result};
+use privacy_audit_engine::finding::fingerprint::FingerprintKey;
 use privacy_audit_engine::source::Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -18,51 +19,46 @@ pub struct FileState {
     pub sha256: Option<String>,
     /// `clean`, `findings` or `skipped`.
     pub verdict: String,
+    /// The name as reports show it (masked where it holds a value), sealed under the
+    /// daemon's key (hex): what a removal record says.
+    pub shown: String,
+    /// The keyed digest of the folder holding the file.
+    pub folder: String,
 }
 
+/// What the daemon judged, by the keyed digest of each path (HMAC under the daemon's
+/// key): the state file names no file, not even reversibly. Folders are kept as
+/// digest → parent digest, so a removed folder still finds the files under it.
 #[derive(Default, Serialize, Deserialize)]
 pub struct State {
     /// The last report whose files are in `files`.
     pub last_sequence: u64,
-    /// Keyed by the path's bytes in hex: any name (not UTF-8, or holding a value the
-    /// reports mask) is kept exactly, and none is stored in clear.
-    #[serde(with = "hex_keys")]
-    pub files: HashMap<PathBuf, FileState>,
+    files: HashMap<String, FileState>,
+    folders: HashMap<String, String>,
+    #[serde(skip)]
+    key: Option<FingerprintKey>,
 }
 
-mod hex_keys {
-    use super::FileState;
-    use privacy_audit_engine::hex::path::{from_hex, to_hex};
-    use serde::de::Error;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::collections::{BTreeMap, HashMap};
-    use std::path::PathBuf;
-
-    pub fn serialize<S: Serializer>(
-        map: &HashMap<PathBuf, FileState>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        let keyed: BTreeMap<String, &FileState> = map.iter().map(|(p, f)| (to_hex(p), f)).collect();
-        keyed.serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<HashMap<PathBuf, FileState>, D::Error> {
-        let keyed: HashMap<String, FileState> = HashMap::deserialize(d)?;
-        keyed
-            .into_iter()
-            .map(|(k, f)| {
-                Ok((
-                    from_hex(&k).ok_or_else(|| D::Error::custom("a file key is not hex"))?,
-                    f,
-                ))
-            })
-            .collect()
-    }
+/// The digest a path is kept under.
+fn digest(key: &FingerprintKey, path: &Path) -> String {
+    key.fingerprint(
+        "privacy-audit.daemon-state",
+        path.as_os_str().as_encoded_bytes(),
+    )
+    .0
+    .chars()
+    .take(32)
+    .collect()
 }
 
-const FILE: &str = "index-v2.json";
+/// What a sealed name's keystream is drawn for: the entry and the judgement.
+fn nonce(digest: &str, stamp: &Stamp) -> Vec<u8> {
+    let mut n = digest.as_bytes().to_vec();
+    n.extend_from_slice(&serde_json::to_vec(stamp).unwrap_or_default());
+    n
+}
+
+const FILE: &str = "index-v3.json";
 
 /// The stamp of a regular file; `None` for anything else or a vanished path.
 pub fn stamp(path: &Path) -> Option<Stamp> {
@@ -71,17 +67,145 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 impl State {
-    pub fn load(dir: &Path) -> Result<State> {
+    /// The state in `dir`, its paths keyed under `key`.
+    pub fn load(dir: &Path, key: FingerprintKey) -> Result<State> {
         let path = dir.join(FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).or_else(|e| {
+        let mut state = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
                 tracing::warn!(file = %path.display(), error = %e,
                     "daemon state is unreadable; every file will be judged again");
-                Ok(State::default())
+                State::default()
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
-            Err(e) => Err(Error::io(&path, e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => State::default(),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        // A state from before paths were keyed named every file (hex-encoded): gone.
+        let _ = std::fs::remove_file(dir.join("index-v2.json"));
+        state.key = Some(key);
+        Ok(state)
+    }
+
+    /// The last report the state in `dir` has taken in (0 for none), for checks that
+    /// need no paths.
+    pub fn last_sequence(dir: &Path) -> Result<u64> {
+        Ok(State::load(dir, FingerprintKey::from_bytes([0; 32]))?.last_sequence)
+    }
+
+    fn digest(&self, path: &Path) -> String {
+        match &self.key {
+            Some(key) => digest(key, path),
+            None => digest(&FingerprintKey::from_bytes([0; 32]), path),
         }
+    }
+
+    /// Records the verdict on `path` as it was judged.
+    pub fn record(
+        &mut self,
+        path: &Path,
+        stamp: Stamp,
+        sha256: Option<String>,
+        verdict: &str,
+        shown: String,
+    ) {
+        let mut folder = path.parent().map(|p| (self.digest(p), p));
+        let folder_digest = folder.as_ref().map(|(d, _)| d.clone()).unwrap_or_default();
+        // The chain of folders up to one already known (or the root).
+        while let Some((d, p)) = folder {
+            if self.folders.contains_key(&d) {
+                break;
+            }
+            let parent = p.parent().map(|pp| (self.digest(pp), pp));
+            self.folders.insert(
+                d,
+                parent
+                    .as_ref()
+                    .map(|(pd, _)| pd.clone())
+                    .unwrap_or_default(),
+            );
+            folder = parent;
+        }
+        let digest = self.digest(path);
+        let state = FileState {
+            shown: self.seal(&digest, &stamp, shown.into_bytes()),
+            stamp,
+            sha256,
+            verdict: verdict.into(),
+            folder: folder_digest,
+        };
+        self.files.insert(digest, state);
+    }
+
+    /// `name` sealed for the entry `digest` judged at `stamp` (each judgement its own
+    /// nonce), as hex; [`State::open`] undoes it.
+    fn seal(&self, digest: &str, stamp: &Stamp, mut name: Vec<u8>) -> String {
+        if let Some(key) = &self.key {
+            key.xor_stream(&nonce(digest, stamp), &mut name);
+        }
+        privacy_audit_engine::hex::encode(&name)
+    }
+
+    fn open(&self, digest: &str, file: &FileState) -> String {
+        let mut name = privacy_audit_engine::hex::decode(&file.shown).unwrap_or_default();
+        if let Some(key) = &self.key {
+            key.xor_stream(&nonce(digest, &file.stamp), &mut name);
+        }
+        String::from_utf8_lossy(&name).into_owned()
+    }
+
+    /// Whether the file kept under `digest` lies in the folder kept under `folder`.
+    fn within(&self, file: &FileState, folder: &str) -> bool {
+        let mut at = file.folder.as_str();
+        // Bounded: a corrupt state with a cycle cannot hang the daemon.
+        for _ in 0..4096 {
+            if at == folder {
+                return true;
+            }
+            match self.folders.get(at) {
+                Some(parent) if !parent.is_empty() => at = parent,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Forgets `path` — or, for a folder, everything judged under it — and returns the
+    /// names the reports show for what was forgotten.
+    pub fn forget(&mut self, path: &Path) -> Vec<String> {
+        let d = self.digest(path);
+        if let Some(f) = self.files.remove(&d) {
+            return vec![self.open(&d, &f)];
+        }
+        let under: Vec<String> = self
+            .files
+            .iter()
+            .filter(|(_, f)| self.within(f, &d))
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.take(under)
+    }
+
+    fn take(&mut self, digests: Vec<String>) -> Vec<String> {
+        let mut shown: Vec<String> = digests
+            .into_iter()
+            .filter_map(|k| self.files.remove(&k).map(|f| self.open(&k, &f)))
+            .collect();
+        shown.sort();
+        shown
+    }
+
+    /// Forgets what was judged under one of `roots` and is not among `present`; returns
+    /// the names the reports show for it.
+    pub fn forget_missing(&mut self, roots: &[&PathBuf], present: &[PathBuf]) -> Vec<String> {
+        let roots: Vec<String> = roots.iter().map(|r| self.digest(r)).collect();
+        let present: std::collections::HashSet<String> =
+            present.iter().map(|p| self.digest(p)).collect();
+        let gone: Vec<String> = self
+            .files
+            .iter()
+            .filter(|(k, f)| !present.contains(*k) && roots.iter().any(|r| self.within(f, r)))
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.take(gone)
     }
 
     pub fn save(&self, dir: &Path) -> Result<()> {
@@ -101,7 +225,9 @@ impl State {
 
     /// Is `path` as it is now already judged?
     pub fn is_current(&self, path: &Path, now: Stamp) -> bool {
-        self.files.get(path).is_some_and(|f| f.stamp == now)
+        self.files
+            .get(&self.digest(path))
+            .is_some_and(|f| f.stamp == now)
     }
 
     /// Applies reports newer than `last_sequence` (written, but their state update lost).
@@ -156,14 +282,7 @@ impl State {
                 } else {
                     "clean"
                 };
-                self.files.insert(
-                    disk,
-                    FileState {
-                        stamp: now,
-                        sha256: Some(recorded),
-                        verdict: verdict.into(),
-                    },
-                );
+                self.record(&disk, now, Some(recorded), verdict, rel.to_string());
             }
             self.last_sequence = seq;
         }

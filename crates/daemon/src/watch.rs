@@ -196,14 +196,15 @@ impl Queue {
     }
 }
 
-/// Every regular file under `roots` that the state does not hold as judged, plus the
-/// state's files that are gone.
+/// Every regular file under `roots` that the state does not hold as judged; the
+/// state's files that are gone are forgotten, and the names reports show for them
+/// returned.
 pub fn reconcile(
     roots: &[PathBuf],
     excludes: &Excludes,
     skip_dirs: &[PathBuf],
-    state: &State,
-) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    state: &mut State,
+) -> (Vec<PathBuf>, Vec<String>) {
     let found = std::sync::Mutex::new(Vec::new());
     let troubled = AtomicBool::new(false);
     walk::walk(roots, excludes, 2, &|entry| match entry {
@@ -222,23 +223,16 @@ pub fn reconcile(
         }
     });
     let found = found.into_inner().unwrap_or_default();
-    let present: std::collections::HashSet<&Path> = found.iter().map(PathBuf::as_path).collect();
     // A root that is missing (unmounted) or partly unreadable proves nothing gone.
     let trusted: Vec<&PathBuf> = if troubled.load(Ordering::Relaxed) {
         Vec::new()
     } else {
         roots.iter().filter(|r| r.is_dir()).collect()
     };
-    let gone = state
-        .files
-        .keys()
-        .filter(|p| trusted.iter().any(|r| p.starts_with(r)) && !present.contains(p.as_path()))
-        .cloned()
-        .collect();
+    let gone = state.forget_missing(&trusted, &found);
     let changed = found
-        .iter()
+        .into_iter()
         .filter(|p| stamp(p).is_none_or(|s| !state.is_current(p, s)))
-        .cloned()
         .collect();
     (changed, gone)
 }

@@ -29,29 +29,3 @@ mod tests {
         assert_eq!(super::decode("0g"), None);
     }
 }
-
-/// A path stored as the hex of its bytes (serde `with`): exact for any name, and no
-/// name is written to disk in clear.
-pub mod path {
-    use serde::de::Error;
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::os::unix::ffi::{OsStrExt, OsStringExt};
-    use std::path::{Path, PathBuf};
-
-    pub fn to_hex(path: &Path) -> String {
-        super::encode(path.as_os_str().as_bytes())
-    }
-
-    pub fn from_hex(text: &str) -> Option<PathBuf> {
-        super::decode(text).map(|b| PathBuf::from(std::ffi::OsString::from_vec(b)))
-    }
-
-    pub fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&to_hex(path))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
-        let text = String::deserialize(d)?;
-        from_hex(&text).ok_or_else(|| D::Error::custom("a path is not hex"))
-    }
-}

@@ -141,6 +141,23 @@ impl FingerprintKey {
     }
 }
 
+impl FingerprintKey {
+    /// `data` XORed with a keystream of HMAC-SHA-256 blocks over (`nonce`, counter)
+    /// under the machine key: sealing and opening are the same call. For names kept in
+    /// state files, readable only with the key; `nonce` must differ for different data.
+    pub fn xor_stream(&self, nonce: &[u8], data: &mut [u8]) {
+        for (counter, chunk) in (0u64..).zip(data.chunks_mut(32)) {
+            let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
+                .expect("HMAC accepts keys of any length");
+            mac.update(b"privacy-audit.stream\0");
+            mac.update(nonce);
+            mac.update(&counter.to_le_bytes());
+            let block = mac.finalize().into_bytes();
+            chunk.iter_mut().zip(block).for_each(|(b, k)| *b ^= k);
+        }
+    }
+}
+
 fn mac(key: &[u8; KEY_BYTES], rule_id: &str, value: &[u8]) -> Fingerprint {
     let mut mac =
         <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts keys of any length");

@@ -6,6 +6,7 @@
 //! scan already read are recorded as they are read, so verifying a manifest over them
 //! costs no second read.
 
+use crate::finding::fingerprint::FingerprintKey;
 use crate::source::Stamp;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -20,8 +21,8 @@ const MAX_ENTRIES: usize = 1_000_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
-    #[serde(with = "crate::hex::path")]
-    path: PathBuf,
+    /// A keyed digest of the path (see [`HashCache::keyed`]): the cache names no file.
+    path: String,
     #[serde(flatten)]
     stamp: Stamp,
     sha256: String,
@@ -43,7 +44,8 @@ pub struct Stats {
 
 pub struct HashCache {
     file: Option<PathBuf>,
-    entries: Mutex<HashMap<PathBuf, Entry>>,
+    entries: Mutex<HashMap<String, Entry>>,
+    key: FingerprintKey,
     pub stats: Stats,
 }
 
@@ -53,13 +55,34 @@ impl HashCache {
         HashCache {
             file: None,
             entries: Mutex::new(HashMap::new()),
+            key: FingerprintKey::from_bytes([0; 32]),
             stats: Stats::default(),
         }
+    }
+
+    /// This cache with its paths kept under `key`'s digest: a copied cache file says
+    /// nothing about the names, and entries written under another key are never found.
+    pub fn keyed(mut self, key: FingerprintKey) -> HashCache {
+        self.key = key;
+        self
+    }
+
+    fn digest(&self, path: &Path) -> String {
+        let path = absolute(path);
+        let full = self.key.fingerprint(
+            "privacy-audit.hash-cache",
+            path.as_os_str().as_encoded_bytes(),
+        );
+        full.0.chars().take(32).collect()
     }
 
     /// Loads the cache at `file`; an unreadable or corrupt cache starts empty (it is
     /// only an optimisation) with a warning.
     pub fn open(file: PathBuf) -> HashCache {
+        // An older cache beside it kept names (hex-encoded): gone.
+        if let Some(dir) = file.parent() {
+            let _ = std::fs::remove_file(dir.join("hashes-v2.jsonl"));
+        }
         let mut entries = HashMap::new();
         match std::fs::read_to_string(&file) {
             Ok(text) => {
@@ -84,18 +107,19 @@ impl HashCache {
         HashCache {
             file: Some(file),
             entries: Mutex::new(entries),
+            key: FingerprintKey::from_bytes([0; 32]),
             stats: Stats::default(),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic elsewhere cannot leave an entry half-written: keep going with the data.
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records the hash of a file the scan has just read.
     pub fn record(&self, path: &Path, stamp: Stamp, sha256: &str) {
-        let key = absolute(path);
+        let key = self.digest(path);
         self.lock().insert(
             key.clone(),
             Entry {
@@ -110,7 +134,7 @@ impl HashCache {
     /// The sha256 of `path`: this run's, the cache's if the stamp still holds, else read
     /// (streaming) and remembered. `scanned` says the scan itself recorded it.
     pub fn sha256(&self, path: &Path, file: std::fs::File) -> std::io::Result<String> {
-        let key = absolute(path);
+        let key = self.digest(path);
         let stamp = Stamp::of(&file.metadata()?);
         if let Some(e) = self.lock().get_mut(&key)
             && e.stamp == stamp

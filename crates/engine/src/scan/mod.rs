@@ -137,8 +137,9 @@ impl Scanner {
         self
     }
 
+    /// Remembers hashes in `cache`, its paths keyed under this scanner's key.
     pub fn with_cache(mut self, cache: HashCache) -> Self {
-        self.cache = cache;
+        self.cache = cache.keyed(self.key.clone());
         self
     }
 
