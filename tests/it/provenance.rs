@@ -501,3 +501,30 @@ fn skipped_binary_files_are_not_read_twice() {
         )]
     );
 }
+
+/// `[privacy] file_digest = "keyed"`: reports carry a keyed digest of each file, not its
+/// sha256, so a one-value file cannot be found by hashing guesses.
+#[test]
+fn reports_can_carry_keyed_file_digests_instead_of_sha256() {
+    use sha2::{Digest, Sha256};
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let content = "ion.popescu@gmail.com\n";
+    write(dir.path(), "one.txt", content);
+    let plain = privacy_audit::hex::encode(&Sha256::digest(content.as_bytes()));
+    let files = |extra: &[&str]| {
+        let r = scan_json(home.path(), dir.path(), extra);
+        r.json()["files"].as_array().cloned().unwrap_or_default()
+    };
+    assert_eq!(files(&[])[0]["sha256"], plain.as_str());
+    let cfg = dir.path().join("privacy-audit.toml");
+    std::fs::write(&cfg, "[privacy]\nfile_digest = \"keyed\"\n").expect("config");
+    let keyed = files(&["--config", &cfg.to_string_lossy()]);
+    let one = keyed.iter().find(|f| f["path"] == "one.txt").expect("one.txt");
+    assert!(one.get("sha256").is_none_or(serde_json::Value::is_null), "{one}");
+    let k = one["keyed_sha256"].as_str().expect("keyed digest");
+    assert_eq!(k.len(), 64);
+    assert_ne!(k, plain);
+}

@@ -260,9 +260,10 @@ impl State {
                 // Recording the report's hash with the current stamp only when the
                 // content still has that hash keeps "judged once" honest.
                 let Some(now) = stamp(&disk) else { continue };
-                let Some(recorded) = f["sha256"].as_str().map(str::to_string) else {
+                let (plain, keyed) = (f["sha256"].as_str(), f["keyed_sha256"].as_str());
+                if plain.is_none() && keyed.is_none() {
                     continue;
-                };
+                }
                 // Unreadable now: judged again later rather than stopping the start.
                 let Ok(file) = std::fs::File::open(&disk) else {
                     continue;
@@ -272,7 +273,15 @@ impl State {
                     &privacy_audit_engine::provenance::cache::Stats::default(),
                 )
                 .ok();
-                if current.as_deref() != Some(recorded.as_str()) {
+                let Some(current) = current else { continue };
+                let same = match (plain, keyed, &self.key) {
+                    (Some(recorded), _, _) => current == recorded,
+                    (None, Some(recorded), Some(key)) => {
+                        privacy_audit_engine::report::keyed_file_digest(key, &current) == recorded
+                    }
+                    _ => false,
+                };
+                if !same {
                     continue;
                 }
                 let verdict = if f["status"] == "skipped" {
@@ -282,7 +291,7 @@ impl State {
                 } else {
                     "clean"
                 };
-                self.record(&disk, now, Some(recorded), verdict, rel.to_string());
+                self.record(&disk, now, Some(current), verdict, rel.to_string());
             }
             self.last_sequence = seq;
         }

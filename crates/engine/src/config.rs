@@ -102,6 +102,21 @@ pub struct PrivacyConfig {
     /// Read this machine's accounts, host name and git e-mail: findings tied to them
     /// are "high" whatever the vocabulary says.
     pub machine_context: bool,
+    /// What `files[]` in reports carry of each file's content: its `sha256`, or a
+    /// `keyed_sha256` that only this installation's key can test a guess against.
+    pub file_digest: FileDigest,
+}
+
+/// See [`PrivacyConfig::file_digest`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileDigest {
+    /// The plain sha256: what provenance manifests and `sha256sum -c` compare.
+    #[default]
+    Sha256,
+    /// HMAC-SHA-256 of the sha256 under the fingerprint key: a one-value file's
+    /// content cannot be guessed by hashing candidates.
+    Keyed,
 }
 
 impl Default for PrivacyConfig {
@@ -112,6 +127,7 @@ impl Default for PrivacyConfig {
             denylist_files: Vec::new(),
             placeholders: Vec::new(),
             machine_context: true,
+            file_digest: FileDigest::Sha256,
         }
     }
 }

@@ -344,6 +344,7 @@ impl GitScan<'_> {
                 files.push(FileRecord {
                     path: outcome.record.path,
                     sha256: Some(privacy_audit_engine::hex::encode(&Sha256::digest(content))),
+                    keyed_sha256: None,
                     bytes: content.len() as u64,
                     status: FileStatus::Skipped,
                     reason: Some(
@@ -379,13 +380,15 @@ impl GitScan<'_> {
             files.push(outcome.record);
             findings.extend(found);
         }
-        Ok(Report::new(
+        let mut report = Report::new(
             self.scanner.rules.sha256.clone(),
             started,
             clock.elapsed(),
             files,
             findings,
-        ))
+        );
+        self.scanner.seal_file_digests(&mut report);
+        Ok(report)
     }
 
     fn verify(

@@ -26,6 +26,9 @@ pub enum FileStatus {
 pub struct FileRecord {
     pub path: String,
     pub sha256: Option<String>,
+    /// In place of `sha256` when `[privacy] file_digest = "keyed"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyed_sha256: Option<String>,
     pub bytes: u64,
     pub status: FileStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,6 +125,14 @@ pub struct Quarantined {
     pub to: String,
 }
 
+/// A file's keyed digest from its sha256 (hex).
+pub fn keyed_file_digest(
+    key: &crate::finding::fingerprint::FingerprintKey,
+    sha256: &str,
+) -> String {
+    key.fingerprint("privacy-audit.file", sha256.as_bytes()).0
+}
+
 impl Report {
     pub fn new(
         ruleset_sha256: String,
@@ -168,6 +179,16 @@ impl Report {
             trail_note: None,
             removed: Vec::new(),
             quarantined: Vec::new(),
+        }
+    }
+
+    /// Replaces each file's `sha256` with its keyed digest under `key` (see
+    /// [`crate::config::FileDigest::Keyed`]).
+    pub fn key_file_digests(&mut self, key: &crate::finding::fingerprint::FingerprintKey) {
+        for f in &mut self.files {
+            if let Some(sha256) = f.sha256.take() {
+                f.keyed_sha256 = Some(keyed_file_digest(key, &sha256));
+            }
         }
     }
 

@@ -326,13 +326,22 @@ impl Scanner {
         if let Err(e) = self.cache.save() {
             tracing::warn!(error = %e, "could not save the hash cache; the next run will rehash");
         }
-        Report::new(
+        let mut report = Report::new(
             self.rules.sha256.clone(),
             started,
             clock.elapsed(),
             files,
             findings,
-        )
+        );
+        self.seal_file_digests(&mut report);
+        report
+    }
+
+    /// Applies `[privacy] file_digest` to a report this scanner's run produced.
+    pub fn seal_file_digests(&self, report: &mut Report) {
+        if self.config.privacy.file_digest == crate::config::FileDigest::Keyed {
+            report.key_file_digests(&self.key);
+        }
     }
 
     /// In provenance mode only files that can hold hashes are read; the rest are read

@@ -117,6 +117,7 @@ impl Scanner {
                     record: FileRecord {
                         path: rel,
                         sha256: Some(data.sha256),
+                        keyed_sha256: None,
                         bytes: data.bytes,
                         status: match stopped {
                             None => FileStatus::Scanned,
@@ -193,6 +194,7 @@ impl Scanner {
                     record: FileRecord {
                         path: rel.to_string(),
                         sha256: Some(sha256),
+                        keyed_sha256: None,
                         bytes,
                         status: match note {
                             None => FileStatus::Scanned,
@@ -302,6 +304,7 @@ impl Scanner {
             record: FileRecord {
                 path: rel,
                 sha256: skip.sha256,
+                keyed_sha256: None,
                 bytes: skip.bytes,
                 status: FileStatus::Skipped,
                 error: self.fails(&skip.reason),
