@@ -6,6 +6,7 @@ mod args;
 mod baseline_cmd;
 mod git_cmd;
 mod init_cmd;
+mod log;
 mod rules_cmd;
 mod scan_cmd;
 pub mod settings;
@@ -66,7 +67,10 @@ where
     match run(&cli) {
         Ok(exit) => exit as i32,
         Err(e) => {
-            eprintln!("privacy-audit: error: {}", shown::error(&format!("{e:#}")));
+            eprintln!(
+                "privacy-audit: error: {}",
+                log::guarded_text(&format!("{e:#}"))
+            );
             Exit::Trouble as i32
         }
     }
@@ -125,17 +129,29 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
                 Some(p) => Some(FingerprintKey::load(p)?),
                 None => None,
             };
+            let shown = log::guarded_text(&dir.display().to_string());
+            if !dir.is_dir() {
+                return Err(
+                    Error::Usage(format!("{shown}: no such folder: nothing was verified")).into(),
+                );
+            }
             return match crate::daemon::verify::verify(dir, key.as_ref(), recorded)? {
+                Ok(checked) if checked.reports == 0 => Err(Error::Usage(format!(
+                    "{shown}: holds no reports: nothing was verified"
+                ))
+                .into()),
                 Ok(checked) => {
                     println!(
-                        "{}: chain of {} reports verified: it starts at report 1, every link and {} line agrees",
-                        dir.display(),
+                        "{shown}: chain of {} reports verified: it starts at report 1, every link and {} line agrees",
                         checked.reports,
                         crate::daemon::trail::AUDIT_LOG
                     );
                     match &key_path {
                         Some(p) => {
-                            println!("  every report's MAC checked with the key {}", p.display())
+                            println!(
+                                "  every report's MAC checked with the key {}",
+                                log::guarded_text(&p.display().to_string())
+                            )
                         }
                         None => println!(
                             "  MACs NOT checked: no daemon key found (pass --key-file); a rewrite by someone who can write this folder would pass"
@@ -147,7 +163,8 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
                     Ok(Exit::Clean)
                 }
                 Err(broken) => {
-                    println!("{}: chain broken: {broken}", dir.display());
+                    // What is broken is said in the program's own words and report names.
+                    println!("{shown}: chain broken: {broken}");
                     Ok(Exit::Findings)
                 }
             };
@@ -233,7 +250,7 @@ fn init_logging(verbose: u8, quiet_default: bool, quiet: bool) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(log::GuardedStderr)
         // journald and log files want plain text.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)

@@ -189,7 +189,7 @@ fn the_daemon_refuses_a_watch_folder_that_is_not_there() {
     let run = run(home.path(), &["daemon", "--config", &cfg.to_string_lossy()]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("missing") && run.stderr.contains("wait_for_watch"),
+        run.stderr.contains("daemon.watch[0]") && run.stderr.contains("wait_for_watch"),
         "{}",
         run.stderr
     );

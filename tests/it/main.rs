@@ -28,6 +28,7 @@ mod leak;
 mod leak_forms;
 mod leak_property;
 mod merge;
+mod messages;
 mod precision;
 mod provenance;
 mod providers;

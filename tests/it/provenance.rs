@@ -522,8 +522,14 @@ fn reports_can_carry_keyed_file_digests_instead_of_sha256() {
     let cfg = dir.path().join("privacy-audit.toml");
     std::fs::write(&cfg, "[privacy]\nfile_digest = \"keyed\"\n").expect("config");
     let keyed = files(&["--config", &cfg.to_string_lossy()]);
-    let one = keyed.iter().find(|f| f["path"] == "one.txt").expect("one.txt");
-    assert!(one.get("sha256").is_none_or(serde_json::Value::is_null), "{one}");
+    let one = keyed
+        .iter()
+        .find(|f| f["path"] == "one.txt")
+        .expect("one.txt");
+    assert!(
+        one.get("sha256").is_none_or(serde_json::Value::is_null),
+        "{one}"
+    );
     let k = one["keyed_sha256"].as_str().expect("keyed digest");
     assert_eq!(k.len(), 64);
     assert_ne!(k, plain);

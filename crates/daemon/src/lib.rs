@@ -49,16 +49,13 @@ impl Setup {
         // Before anything is created: a daemon pointed at nothing (no config, a typo,
         // a mount not there) must say so and stop, not watch nothing quietly.
         if !d.wait_for_watch
-            && let Some(missing) = d
-                .watch
-                .iter()
-                .map(|r| config.resolve(r))
-                .find(|r| !r.is_dir())
+            && let Some(missing) = d.watch.iter().position(|r| !config.resolve(r).is_dir())
         {
+            // Named by its place in the list: the folder's own name is the operator's
+            // value and may be anything (an account, a client).
             return Err(config.invalid(format!(
-                "daemon.watch: {} is not a folder (create it, correct daemon.watch, or set \
-                 daemon.wait_for_watch = true to wait for it)",
-                missing.display()
+                "daemon.watch[{missing}] is not a folder (create it, correct daemon.watch, or \
+                 set daemon.wait_for_watch = true to wait for it)"
             )));
         }
         let state_dir = config.resolve(&d.state);

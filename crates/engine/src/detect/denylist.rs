@@ -16,8 +16,15 @@ impl Denylist {
     /// lists a term.
     pub fn load(paths: &[PathBuf]) -> Result<Option<Denylist>> {
         let mut terms = Vec::new();
-        for path in paths {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        for (i, path) in paths.iter().enumerate() {
+            // Named by its place in the list: the path is the operator's value and may
+            // name an account or a client.
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                Error::invalid(
+                    format!("privacy.denylist_files[{i}]"),
+                    format!("cannot be read: {}", e.kind()),
+                )
+            })?;
             for line in text.lines() {
                 let term = line.split('#').next().unwrap_or("").trim();
                 if !term.is_empty() {

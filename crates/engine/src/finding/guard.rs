@@ -96,6 +96,13 @@ fn piece_is_token(piece: &str) -> bool {
     if n < KEY_MIN {
         return false;
     }
+    // `report-0000000001`, `checkpoint_step_12000`: words and numbers joined, each part
+    // all letters or all digits, are names; a key mixes them inside its parts.
+    if piece.split(['-', '_']).all(|p| {
+        p.bytes().all(|b| b.is_ascii_alphabetic()) || p.bytes().all(|b| b.is_ascii_digit())
+    }) {
+        return false;
+    }
     let digits = piece.bytes().filter(u8::is_ascii_digit).count();
     let letters = piece.bytes().filter(u8::is_ascii_alphabetic).count();
     let upper = piece.bytes().filter(u8::is_ascii_uppercase).count();

@@ -55,10 +55,15 @@ pub fn builtin_ids() -> Result<std::collections::HashSet<String>> {
 /// (already resolved against the config's folder), in name order.
 pub fn read_rule_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    for dir in dirs {
+    for (i, dir) in dirs.iter().enumerate() {
+        // A missing folder would run the scan without the operator's rules: a gate
+        // weaker than configured, reported clean. Named by its place in the list (the
+        // path is the operator's value).
         if !dir.is_dir() {
-            tracing::warn!(folder = %dir.display(), "rules folder not found; skipped");
-            continue;
+            return Err(Error::invalid(
+                format!("rules.dirs[{i}]"),
+                "is not a folder: its rules would not run",
+            ));
         }
         let mut files: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| Error::io(dir, e))?
@@ -121,13 +126,12 @@ pub fn collect_specs(
             }
         }
     }
-    if let Some(id) = disable.iter().find(|id| !index.contains_key(*id)) {
+    // Named by its place: what was written there is not a known id, so it may be
+    // anything (a value pasted in the wrong place).
+    if let Some(i) = disable.iter().position(|id| !index.contains_key(id)) {
         return Err(Error::rules(
-            "(config) rules.disable",
-            format!(
-                "names an unknown rule id `{}`",
-                crate::finding::guard::guard(id)
-            ),
+            format!("(config) rules.disable[{i}]"),
+            "is not the id of a rule (`privacy-audit rules list` lists them)",
         ));
     }
     specs.retain(|s| !disable.contains(&s.spec.id));
