@@ -10,19 +10,34 @@ use crate::finding::guard::guard;
 pub fn error(message: &str) -> String {
     let message = single_quoted(&without_pattern_echo(message));
     let mut out = String::with_capacity(message.len());
+    let mut after_input = false;
     for (i, part) in message.split('`').enumerate() {
         if i > 0 {
             out.push('`');
         }
         let quoted = i % 2 == 1;
-        if quoted && !plain_word(part) {
+        // What serde names as unknown is what the user wrote: an address or a host
+        // reads as a plain word, so it is masked whatever it looks like. The names it
+        // expected instead are the program's own.
+        if quoted && after_input {
+            out.push_str(&masked(part));
+        } else if quoted && !plain_word(part) {
             out.push_str(&masked(part));
         } else {
             out.push_str(&guard(part));
         }
+        after_input = !quoted && USER_INPUT.iter().any(|p| part.ends_with(p));
     }
     out
 }
+
+/// Serde's words before a backticked span that quotes the input itself.
+const USER_INPUT: [&str; 4] = [
+    "unknown variant ",
+    "unknown field ",
+    "duplicate field ",
+    "invalid value: string ",
+];
 
 /// An identifier, a rule id, a keyword: what the program itself names and a user
 /// writes when they mean a name, not a value.

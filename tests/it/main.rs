@@ -25,6 +25,7 @@ mod hostile_races;
 mod hostile_sizes;
 mod keys;
 mod leak;
+mod leak_doors;
 mod leak_forms;
 mod leak_property;
 mod merge;

@@ -18,14 +18,18 @@ impl GitScan<'_> {
         sig: &git2::Signature<'_>,
         id: Oid,
     ) {
-        let text = [sig.name_bytes(), b"\n", sig.email_bytes(), b"\n"].concat();
-        let outcome = self
-            .scanner
-            .scan_blob_as(&format!("({what})"), "identity.txt", text);
-        let expected = |f: &Finding| {
-            f.location.line == Some(2) && matches!(f.category, Category::Email | Category::Hostname)
+        // Each on its own: the commit's own address beside the name is no sign that
+        // an address in the name is an example (as neighbours in a file would be).
+        let where_ = format!("({what})");
+        let scan = |bytes: &[u8]| {
+            self.scanner
+                .scan_blob_as(&where_, "identity.txt", [bytes, b"\n"].concat())
+                .findings
         };
-        let findings = outcome.findings.into_iter().filter(|f| !expected(f));
+        let address = |f: &Finding| matches!(f.category, Category::Email | Category::Hostname);
+        let findings = scan(sig.name_bytes())
+            .into_iter()
+            .chain(scan(sig.email_bytes()).into_iter().filter(|f| !address(f)));
         report.findings.extend(findings.map(|mut f| {
             f.commit = Some(id.to_string());
             f
