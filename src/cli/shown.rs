@@ -10,7 +10,7 @@ use crate::finding::guard::guard;
 pub fn error(message: &str) -> String {
     let message = single_quoted(&without_pattern_echo(message));
     let mut out = String::with_capacity(message.len());
-    let mut after_input = false;
+    let mut after_input: Option<Input> = None;
     for (i, part) in message.split('`').enumerate() {
         if i > 0 {
             out.push('`');
@@ -19,25 +19,47 @@ pub fn error(message: &str) -> String {
         // What serde names as unknown is what the user wrote: an address or a host
         // reads as a plain word, so it is masked whatever it looks like. The names it
         // expected instead are the program's own.
-        if quoted && after_input {
-            out.push_str(&masked(part));
-        } else if quoted && !plain_word(part) {
+        let shown_as_is = match after_input {
+            // A key's typo (`exclued`) helps the reader and is no value.
+            Some(Input::Key) => identifier(part),
+            Some(Input::Value) => false,
+            None => plain_word(part),
+        };
+        if quoted && !shown_as_is {
             out.push_str(&masked(part));
         } else {
             out.push_str(&guard(part));
         }
-        after_input = !quoted && USER_INPUT.iter().any(|p| part.ends_with(p));
+        after_input = (!quoted)
+            .then(|| USER_INPUT.iter().find(|(p, _)| part.ends_with(p)))
+            .flatten()
+            .map(|&(_, kind)| kind);
     }
     out
 }
 
+/// What a span serde quotes from the input is.
+#[derive(Clone, Copy)]
+enum Input {
+    Key,
+    Value,
+}
+
 /// Serde's words before a backticked span that quotes the input itself.
-const USER_INPUT: [&str; 4] = [
-    "unknown variant ",
-    "unknown field ",
-    "duplicate field ",
-    "invalid value: string ",
+const USER_INPUT: [(&str, Input); 4] = [
+    ("unknown variant ", Input::Value),
+    ("invalid value: string ", Input::Value),
+    ("unknown field ", Input::Key),
+    ("duplicate field ", Input::Key),
 ];
+
+/// A config key as people type one: a letter, then letters, digits, `_` and `-`.
+fn identifier(s: &str) -> bool {
+    s.len() <= 48
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+}
 
 /// An identifier, a rule id, a keyword: what the program itself names and a user
 /// writes when they mean a name, not a value.
