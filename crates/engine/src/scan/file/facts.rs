@@ -68,10 +68,9 @@ impl UnitFacts {
     /// reading budget is spent.
     fn lowered_record(&mut self, unit: &Unit, seg: usize) -> Option<&LoweredRecord> {
         let id = self.record_of(unit, seg);
-        let same = self
-            .record
-            .as_ref()
-            .is_some_and(|r| r.id == id && id != u32::MAX);
+        // Outside JSON the record is the whole unit (one per layer: the facts are reset
+        // with each), so it is lowered once, not once per match.
+        let same = self.record.as_ref().is_some_and(|r| r.id == id);
         if !same {
             let (start, end) = self.record_span(unit, seg);
             self.record = Some(LoweredRecord {
