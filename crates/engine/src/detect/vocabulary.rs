@@ -27,7 +27,10 @@ struct VocabularyFile {
     test_cards: Vec<String>,
 }
 
-const BUILTIN_VOCABULARY: &str = include_str!("../../../../rules/vocabulary/placeholders.toml");
+const BUILTIN_VOCABULARY: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/rules/vocabulary/placeholders.toml"
+));
 
 impl Vocabulary {
     /// The shipped vocabulary plus `extra` words (users and e-mail locals alike).

@@ -1,57 +1,33 @@
 //! The shipped rule files, compiled into the binary so a bare install works.
 
 /// `(file name, contents)` of every file in `rules/`.
+/// `(name, contents)` of a file in the crate's `rules/` (a link to the workspace's
+/// `rules/` folder, which `cargo package` follows, so the crate carries them alone).
+macro_rules! rule_file {
+    ($name:literal) => {
+        (
+            $name,
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/rules/", $name)),
+        )
+    };
+}
+
+/// `(file name, contents)` of every file in `rules/`.
 pub const BUILTIN_RULES: &[(&str, &str)] = &[
-    (
-        "secrets.toml",
-        include_str!("../../../../rules/secrets.toml"),
-    ),
-    (
-        "personal.toml",
-        include_str!("../../../../rules/personal.toml"),
-    ),
-    (
-        "network.toml",
-        include_str!("../../../../rules/network.toml"),
-    ),
-    ("paths.toml", include_str!("../../../../rules/paths.toml")),
-    (
-        "capture.toml",
-        include_str!("../../../../rules/capture.toml"),
-    ),
-    (
-        "provenance.toml",
-        include_str!("../../../../rules/provenance.toml"),
-    ),
-    ("schema.toml", include_str!("../../../../rules/schema.toml")),
-    (
-        "providers.toml",
-        include_str!("../../../../rules/providers.toml"),
-    ),
-    (
-        "credentials.toml",
-        include_str!("../../../../rules/credentials.toml"),
-    ),
-    (
-        "providers-ai.toml",
-        include_str!("../../../../rules/providers-ai.toml"),
-    ),
-    (
-        "providers-cloud.toml",
-        include_str!("../../../../rules/providers-cloud.toml"),
-    ),
-    (
-        "providers-code.toml",
-        include_str!("../../../../rules/providers-code.toml"),
-    ),
-    (
-        "providers-comms.toml",
-        include_str!("../../../../rules/providers-comms.toml"),
-    ),
-    (
-        "providers-business.toml",
-        include_str!("../../../../rules/providers-business.toml"),
-    ),
+    rule_file!("secrets.toml"),
+    rule_file!("personal.toml"),
+    rule_file!("network.toml"),
+    rule_file!("paths.toml"),
+    rule_file!("capture.toml"),
+    rule_file!("provenance.toml"),
+    rule_file!("schema.toml"),
+    rule_file!("providers.toml"),
+    rule_file!("credentials.toml"),
+    rule_file!("providers-ai.toml"),
+    rule_file!("providers-cloud.toml"),
+    rule_file!("providers-code.toml"),
+    rule_file!("providers-comms.toml"),
+    rule_file!("providers-business.toml"),
 ];
 
 #[cfg(test)]
@@ -59,7 +35,7 @@ mod tests {
     /// A file added to `rules/` but not listed here would silently not ship.
     #[test]
     fn every_rule_file_is_compiled_in() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rules");
         let mut on_disk: Vec<String> = std::fs::read_dir(dir)
             .expect("rules dir")
             .filter_map(|e| e.ok())

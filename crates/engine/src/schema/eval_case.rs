@@ -10,7 +10,11 @@ use std::sync::LazyLock;
 const CHECK: &str = "eval_case_schema";
 
 static SCHEMA: LazyLock<Option<Value>> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../../../../schemas/eval-case-v1.schema.json")).ok()
+    serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/schemas/eval-case-v1.schema.json"
+    )))
+    .ok()
 });
 
 static VALIDATOR: LazyLock<Option<jsonschema::Validator>> =

@@ -10,7 +10,10 @@ mod tests;
 
 use std::sync::OnceLock;
 
-pub(crate) const TABLE: &str = include_str!("../../../../rules/vocabulary/unicode-fold.txt");
+pub(crate) const TABLE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/rules/vocabulary/unicode-fold.txt"
+));
 
 /// What a reader sees where a character stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

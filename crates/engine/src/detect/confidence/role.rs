@@ -36,7 +36,10 @@ struct RolesFile {
     speaker_machine: Vec<String>,
 }
 
-const BUILTIN_ROLES: &str = include_str!("../../../../../rules/vocabulary/roles.toml");
+const BUILTIN_ROLES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/rules/vocabulary/roles.toml"
+));
 
 /// What one word of a member name says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
