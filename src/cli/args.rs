@@ -139,6 +139,18 @@ pub struct AcceptArgs {
     pub min_confidence: Option<crate::finding::Confidence>,
 }
 
+impl AcceptArgs {
+    /// The baseline these flags choose.
+    pub fn baseline_choice(&self) -> crate::judge::BaselineChoice {
+        use crate::judge::BaselineChoice;
+        match (&self.baseline, self.no_baseline) {
+            (_, true) => BaselineChoice::Without,
+            (Some(path), false) => BaselineChoice::File(path.clone()),
+            (None, false) => BaselineChoice::Configured,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ScanGitArgs {
     /// Commits to judge: `A..B` (what B adds over A) or one revision (all its history).

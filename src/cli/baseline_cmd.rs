@@ -3,7 +3,7 @@
 
 use super::{BaselineArgs, Cli, Exit};
 use crate::config::Config;
-use crate::judge::{Acceptance, Baseline};
+use crate::judge::{Baseline, BaselineChoice, RunPolicy};
 use crate::scan::Scanner;
 use anyhow::Context;
 use std::io::Write;
@@ -69,11 +69,11 @@ fn check(
     report: &crate::report::Report,
     path: Option<&Path>,
 ) -> anyhow::Result<Exit> {
-    let baseline = match path {
-        Some(p) => Baseline::load(p)?,
-        None => None,
+    let choice = match path {
+        Some(p) if p.exists() => BaselineChoice::File(p.to_path_buf()),
+        _ => BaselineChoice::Without,
     };
-    let acceptance = Acceptance::new(baseline.as_ref(), &scanner.config.allow, scanner.key())?;
+    let acceptance = RunPolicy::for_run(&scanner.config, scanner.key(), &choice, None)?.acceptance;
     let (stale, unused) = acceptance.unmatched(report);
     for (_, path) in &stale {
         println!(

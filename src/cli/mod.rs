@@ -194,33 +194,16 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
     }
 }
 
-/// Moves accepted findings (baseline, `[[allow]]`) out of the failing set.
+/// Moves accepted findings (baseline, `[[allow]]`) out of the failing set and drops
+/// what is less sure than the run reports: [`crate::judge::RunPolicy`], from the flags.
 pub fn accept(
     report: &mut crate::report::Report,
     config: &Config,
     key: &FingerprintKey,
     args: &AcceptArgs,
 ) -> anyhow::Result<()> {
-    let baseline = if args.no_baseline {
-        None
-    } else if let (None, Some((origin, text))) = (&args.baseline, &config.baseline_snapshot) {
-        match text {
-            Some(t) => Some(crate::judge::Baseline::parse(t, origin)?),
-            None => None,
-        }
-    } else {
-        let path = args
-            .baseline
-            .clone()
-            .unwrap_or_else(|| config.resolve(&config.scan.baseline));
-        let loaded = crate::judge::Baseline::load(&path)?;
-        if loaded.is_none() && args.baseline.is_some() {
-            anyhow::bail!("{}: baseline file not found", path.display());
-        }
-        loaded
-    };
-    crate::judge::Acceptance::new(baseline.as_ref(), &config.allow, key)?.apply(report);
-    report.keep_confident(args.min_confidence.unwrap_or(config.scan.min_confidence));
+    crate::judge::RunPolicy::for_run(config, key, &args.baseline_choice(), args.min_confidence)?
+        .apply(report);
     Ok(())
 }
 

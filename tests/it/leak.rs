@@ -134,7 +134,9 @@ fn the_daemon_trail_and_its_trace_log_hold_no_planted_value() {
         assert!(!d.wait_verdict(name).is_empty(), "{name} has findings");
     }
     // The log line follows its report: wait for it rather than race it.
-    d.wait_for("the audit log", || d.reports_dir().join("audit.jsonl").exists());
+    d.wait_for("the audit log", || {
+        d.reports_dir().join("audit.jsonl").exists()
+    });
     let mut outputs = vec![("daemon log".to_string(), d.log())];
     let macs = std::fs::read_dir(d.reports_dir().join("macs")).expect("macs");
     for entry in std::fs::read_dir(d.reports_dir())

@@ -17,7 +17,7 @@ pub mod watch;
 use privacy_audit_engine::config::Config;
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
-use privacy_audit_engine::judge::{Acceptance, Baseline};
+use privacy_audit_engine::judge::{Acceptance, BaselineChoice, RunPolicy};
 use privacy_audit_engine::scan::Scanner;
 use privacy_audit_engine::source::walk::Excludes;
 use sd_notify::NotifyState;
@@ -73,8 +73,8 @@ impl Setup {
         let scanner =
             std::sync::Arc::new(Scanner::from_config(config.clone(), key)?.with_cache(cache));
         // The scanner's key carries the config's [team] key, which baselines match.
-        let baseline = Baseline::load(&config.resolve(&config.scan.baseline))?;
-        let acceptance = Acceptance::new(baseline.as_ref(), &config.allow, scanner.key())?;
+        let policy = RunPolicy::for_run(&config, scanner.key(), &BaselineChoice::Configured, None)?;
+        let acceptance = policy.acceptance;
         Ok(Setup {
             config,
             scanner,

@@ -3,7 +3,7 @@
 //! the same way, because they are the same serialisation. Settings (config discovery,
 //! the fingerprint key, the hash cache) are resolved as the CLI resolves them.
 
-use privacy_audit::cli::{self, AcceptArgs, settings};
+use privacy_audit::cli::{self, settings};
 use privacy_audit::config::Config;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::judge::{Verdict, verdict};
@@ -121,13 +121,11 @@ impl NativeScanner {
 impl NativeScanner {
     /// Baseline, `[[allow]]` and `min_confidence`, as `scan` applies them.
     fn finish(&self, mut report: Report) -> PyResult<(String, i32)> {
-        let accept = AcceptArgs {
-            baseline: None,
-            no_baseline: false,
-            min_confidence: None,
-        };
         let config = &self.scanner.config;
-        cli::accept(&mut report, config, self.scanner.key(), &accept).map_err(err)?;
+        let choice = privacy_audit::judge::BaselineChoice::Configured;
+        privacy_audit::judge::RunPolicy::for_run(config, self.scanner.key(), &choice, None)
+            .map_err(err)?
+            .apply(&mut report);
         let code = exit_code(&report, config);
         Ok((serde_json::to_string(&report).map_err(err)?, code))
     }

@@ -6,6 +6,9 @@
 //! each with a reason). Nothing is accepted silently: every accepted finding moves to
 //! the report's `suppressed` list with what accepted it and why.
 
+mod run_policy;
+pub use run_policy::{BaselineChoice, RunPolicy};
+
 use crate::config::AllowEntry;
 use crate::error::{Error, Result};
 use crate::finding::fingerprint::FingerprintKey;

@@ -1,0 +1,63 @@
+//! What a run accepts, decided once for every door (scan, hooks, baseline, daemon,
+//! Python): the baseline the run was told to use, the config's `[[allow]]` entries and
+//! the lowest confidence it reports.
+
+use super::{Acceptance, Baseline};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::finding::Confidence;
+use crate::finding::fingerprint::FingerprintKey;
+use crate::report::Report;
+use std::path::PathBuf;
+
+/// Which baseline a run uses.
+#[derive(Debug, Clone, Default)]
+pub enum BaselineChoice {
+    /// The config's: the committed snapshot a hook was handed, else `scan.baseline`
+    /// (absent is no baseline).
+    #[default]
+    Configured,
+    /// This file, which must exist.
+    File(PathBuf),
+    /// None (`--no-baseline`).
+    Without,
+}
+
+/// Baseline, `[[allow]]` and `min_confidence` for one run.
+pub struct RunPolicy {
+    pub acceptance: Acceptance,
+    pub min_confidence: Confidence,
+}
+
+impl RunPolicy {
+    /// The policy of a run under `config`, fingerprints matched under `key`.
+    pub fn for_run(
+        config: &Config,
+        key: &FingerprintKey,
+        baseline: &BaselineChoice,
+        min_confidence: Option<Confidence>,
+    ) -> Result<RunPolicy> {
+        let baseline = match baseline {
+            BaselineChoice::Without => None,
+            BaselineChoice::File(path) => Some(Baseline::load(path)?.ok_or_else(|| {
+                Error::Usage(format!("{}: baseline file not found", path.display()))
+            })?),
+            BaselineChoice::Configured => match &config.baseline_snapshot {
+                Some((origin, Some(text))) => Some(Baseline::parse(text, origin)?),
+                Some((_, None)) => None,
+                None => Baseline::load(&config.resolve(&config.scan.baseline))?,
+            },
+        };
+        Ok(RunPolicy {
+            acceptance: Acceptance::new(baseline.as_ref(), &config.allow, key)?,
+            min_confidence: min_confidence.unwrap_or(config.scan.min_confidence),
+        })
+    }
+
+    /// Moves what is accepted out of the failing set, then drops what is less sure
+    /// than the run reports (counted in the summary).
+    pub fn apply(&self, report: &mut Report) {
+        self.acceptance.apply(report);
+        report.keep_confident(self.min_confidence);
+    }
+}
