@@ -69,6 +69,20 @@ fn cases() -> Vec<(&'static str, String)> {
         ),
         // Paths that name the same home folder.
         ("doubled.txt", "cd //home//ionpopescu/data\n".to_string()),
+        ("tripled.txt", "cd ///home/ionpopescu/data\n".to_string()),
+        // Defanged and spelled-out writing.
+        ("defanged.txt", "mail ion.popescu@gmail[.]com\n".to_string()),
+        ("defanged-ip.txt", "peer 81[.]196[.]12[.]7\n".to_string()),
+        (
+            "bracketed.txt",
+            "mail ion.popescu [at] gmail.com\n".to_string(),
+        ),
+        (
+            "angled.txt",
+            "mail ion.popescu<at>gmail<dot>com\n".to_string(),
+        ),
+        // A home folder named in another script.
+        ("accented.txt", "cd /home/ștefan.popescu/data\n".to_string()),
         ("dotted.txt", "cd /home/./ionpopescu/data\n".to_string()),
         ("bsd.txt", "cd /usr/home/ionpopescu/data\n".to_string()),
         ("atomic.txt", "cd /var/home/ionpopescu/data\n".to_string()),
@@ -116,7 +130,7 @@ fn every_disguise_is_stopped_by_the_hook_and_never_printed() {
         );
         assert!(err.contains(name), "{name}: not named\n{err}");
         let disguised = content.trim_end().split_once(' ').map_or("", |(_, v)| v);
-        for shown in [KEY, &KEY[8..], "popescu", disguised]
+        for shown in [KEY, &KEY[8..], "popescu", "196.12", disguised]
             .into_iter()
             .filter(|v| !v.is_empty())
         {
@@ -137,4 +151,61 @@ fn plain_prose_in_other_scripts_and_typography_is_not_a_disguise() {
     s.ok(&repo, &["add", "prose.txt"]);
     let out = s.git(&repo, &["commit", "-qm", "prose"]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// A value the rule's own pattern stops short of (an accented name, a combining mark)
+/// is masked to its end: the excerpt never shows the rest of it.
+#[test]
+fn the_rest_of_a_value_beyond_the_match_is_masked() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    let text = "see /home/jos\u{e9}.garcia/notes\nmail jos\u{e9}.garc\u{ed}a@gmail.com ok\n\
+                host gpu-07.co\u{301}rp.internal\n";
+    std::fs::write(dir.path().join("a.txt"), text).expect("write");
+    let r = crate::util::scan_json(home.path(), dir.path(), &["--no-baseline"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    for shown in ["garcia", "garc\u{ed}", "jos\u{e9}", "rp.internal"] {
+        assert!(!r.stdout.contains(shown), "shows {shown}: {}", r.stdout);
+    }
+}
+
+/// Names of links and special files are names: judged, and masked where listed.
+#[test]
+fn a_link_or_fifo_name_is_judged_and_masked() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    std::os::unix::fs::symlink("/nowhere", dir.path().join(KEY)).expect("link");
+    let r = crate::util::scan_json(home.path(), dir.path(), &["--no-baseline"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(!r.stdout.contains(KEY), "{}", r.stdout);
+}
+
+/// Random bytes spell short paths and shares by chance: not findings.
+#[test]
+fn random_binary_is_not_a_leak() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    // A fixed pseudo-random stream (xorshift), so the test is the same every run.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let bytes: Vec<u8> = (0..2_000_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    std::fs::write(dir.path().join("blob.bin"), bytes).expect("write");
+    let r = crate::util::scan_json(
+        home.path(),
+        dir.path(),
+        &["--no-baseline", "--min-confidence", "low"],
+    );
+    assert_eq!(r.json()["findings"], serde_json::json!([]), "{}", r.stdout);
 }

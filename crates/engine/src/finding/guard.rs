@@ -56,6 +56,27 @@ fn has_qp_escape(run: &str) -> bool {
         .any(|(i, _)| i > 0 && is_qp_escape(&run[i..]))
 }
 
+/// `\x40`, `\u0040`, `\100`: a character spelled as an escape (doubled backslashes as
+/// report names spell one count too).
+fn has_backslash_escape(run: &str) -> bool {
+    let b = run.as_bytes();
+    memchr::memchr_iter(b'\\', b).any(|i| {
+        let rest = &b[i + 1..];
+        let hex = |n: usize, from: usize| {
+            rest.len() >= from + n && rest[from..from + n].iter().all(u8::is_ascii_hexdigit)
+        };
+        match rest.first() {
+            Some(b'x') => hex(2, 1),
+            Some(b'u') => hex(4, 1),
+            Some(b'U') => hex(8, 1),
+            Some(b'0'..=b'3') => {
+                rest.len() >= 3 && rest[1..3].iter().all(|c| (b'0'..=b'7').contains(c))
+            }
+            _ => false,
+        }
+    })
+}
+
 fn has_percent_escape(run: &str) -> bool {
     let b = run.as_bytes();
     b.windows(3)
@@ -81,6 +102,7 @@ fn run_is_disguised(run: &str) -> bool {
         .any(|c| is_disguise(c) || (latin && is_look_alike(c)))
         || has_percent_escape(run)
         || has_qp_escape(run)
+        || has_backslash_escape(run)
         || has_entity(run)
         || run
             .find('@')

@@ -37,6 +37,8 @@ pub enum Encoding {
     Escapes,
     /// Quoted-printable decoded (`=40`, soft line breaks).
     QuotedPrintable,
+    /// Defanged writing refanged (`81[.]196[.]12[.]7`, `hxxps`).
+    Defanged,
     /// Path spellings normalised (`//home//ana`, `/var/home/ana`, `\\wsl$\…`).
     PathForm,
 }

@@ -69,13 +69,49 @@ fn masked_span(unit: &Unit, from: usize, to: usize, spans: &[RawMatch], rules: &
         // A match overlapping the one before it is masked from where that one ended,
         // so no part of either shows.
         let start = o.start.max(pos);
-        push_clean(&mut out, &text[pos..start]);
-        let value = String::from_utf8_lossy(&text[start..o.end]);
-        out.push_str(&mask(&value, rules.rules[o.rule].category));
-        pos = o.end;
+        let category = rules.rules[o.rule].category;
+        // The value goes on where the rule stopped (`/home/jos` + `é.garcia`, a
+        // combining mark, a local part in another script): that part is masked with it.
+        let before = continued_back(text, pos, start);
+        push_clean(&mut out, &text[pos..before]);
+        let after = continued(text, o.end, to);
+        let value = String::from_utf8_lossy(&text[before..after]);
+        out.push_str(&mask(&value, category));
+        pos = after;
     }
     push_clean(&mut out, &text[pos.min(to)..to]);
     out
+}
+
+/// A byte that carries a value on past a rule's match: a letter or digit, or any byte
+/// of a character that is not ASCII.
+fn goes_on(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || !b.is_ascii()
+}
+
+/// Where the run that `text[end..]` goes on with ends (at most `limit`): `end` when
+/// the byte after the match does not carry the value on.
+fn continued(text: &[u8], end: usize, limit: usize) -> usize {
+    if end >= limit || !goes_on(text[end]) || !(end > 0 && goes_on(text[end - 1])) {
+        return end;
+    }
+    let mut at = end;
+    while at < limit && is_token_byte(text[at]) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the run that leads into a match at `start` begins (not before `floor`).
+fn continued_back(text: &[u8], floor: usize, start: usize) -> usize {
+    if start <= floor || !goes_on(text[start - 1]) || !goes_on(text[start]) {
+        return start;
+    }
+    let mut at = start;
+    while at > floor && is_token_byte(text[at - 1]) {
+        at -= 1;
+    }
+    at
 }
 
 fn is_token_byte(b: u8) -> bool {

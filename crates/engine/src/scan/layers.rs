@@ -1,8 +1,8 @@
 //! A unit and every layer decoded out of it: base64, percent, backslash-escape,
-//! quoted-printable and HTML-reference runs, other spellings of a path, and on the
-//! file's own text the folded and the unwrapped readings.
+//! quoted-printable and HTML-reference runs, defanged writing, other spellings of a
+//! path, and on the file's own text the folded and the unwrapped readings.
 
-use super::{decode, disguise, escapes, path_forms, quoted};
+use super::{decode, defang, disguise, escapes, path_forms, quoted};
 use crate::formats::{Encoding, Unit};
 
 /// Calls `visit` on `unit`, then on each layer peeled from it, depth first. `budget`
@@ -25,6 +25,11 @@ pub(super) fn walk(unit: &Unit, budget: &mut usize, visit: &mut dyn FnMut(&Unit)
     }
     if unit.encoding != Some(Encoding::QuotedPrintable)
         && let Some(layer) = quoted::quoted_layer(unit, budget)
+    {
+        walk(&layer, budget, visit);
+    }
+    if unit.encoding != Some(Encoding::Defanged)
+        && let Some(layer) = defang::defang_layer(unit, budget)
     {
         walk(&layer, budget, visit);
     }

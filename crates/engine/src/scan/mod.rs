@@ -10,6 +10,7 @@
 pub mod audit;
 mod baseline_file;
 pub mod decode;
+mod defang;
 pub mod disguise;
 mod escapes;
 mod excerpt;
@@ -178,7 +179,12 @@ impl Scanner {
                         bytes: 0,
                         stamp: None,
                     };
-                    Visited::Read(self.skipped(rel, skip), None)
+                    // A link's or a FIFO's name is a name like any other: judged,
+                    // and shown masked.
+                    let named = self.check_name(&rel);
+                    let mut outcome = self.skipped(named.shown, skip);
+                    outcome.findings.extend(named.findings);
+                    Visited::Read(outcome, None)
                 }
             };
             if let (Some(p), Visited::Read(outcome, _)) = (progress, &visited) {

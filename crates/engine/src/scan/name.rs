@@ -78,16 +78,23 @@ impl Scanner {
                 })
                 .collect()
         };
-        let readings = [
-            unhyphened(&once),
-            spaced(rel.as_bytes()),
-            spaced(&once),
-            spaced(&twice),
-            lines(rel.as_bytes()),
-            lines(&once),
-            lines(&twice),
+        let mut readings = vec![
+            (unhyphened(&once), true),
+            (spaced(rel.as_bytes()), true),
+            (spaced(&once), true),
+            (spaced(&twice), true),
+            (lines(rel.as_bytes()), true),
+            (lines(&once), true),
+            (lines(&twice), true),
         ];
-        for reading in readings {
+        // A report name spells a backslash `\\` (see `guard::path_text`): the name's own
+        // escapes (`ion\x40gmail.com`) are read from it with one backslash again. Not
+        // byte for byte, so what is found there counts as decoded.
+        if memchr::memmem::find(rel.as_bytes(), b"\\\\").is_some() {
+            let single = rel.replace("\\\\", "\\");
+            readings.push((lines(&cut_extension(single.as_bytes())), false));
+        }
+        for (reading, aligned) in readings {
             let mut unit = Unit::default();
             unit.push_plain(&reading, 0, None);
             let mut budget = NAME_DECODE_BUDGET;
@@ -114,11 +121,11 @@ impl Scanner {
                         })
                         .or_insert(a);
                     match layer.encoding {
-                        None | Some(Encoding::Plain) => {
+                        None | Some(Encoding::Plain) if aligned => {
                             let base = layer.segments[m.seg].start;
                             spans.push((m.start - base, m.end - base, m.rule));
                         }
-                        Some(_) => decoded.push((m.rule, layer.text[m.start..m.end].to_vec())),
+                        _ => decoded.push((m.rule, layer.text[m.start..m.end].to_vec())),
                     }
                 }
             });

@@ -96,17 +96,35 @@ pub fn transcode(bytes: &[u8], wide: Wide, mark: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// Binary content as text a detector can read, byte for byte in place (as `grep -a`
+/// Printable runs shorter than this are blanked in binary content, as `strings -n 8`
+/// does: random bytes are printable a third of the time and spell `\\a\b` or `~ab/c`
+/// by chance, while every value worth a finding is longer.
+const MIN_PRINTABLE_RUN: usize = 8;
+
+/// Binary content as text a detector can read, byte for byte in place (as `strings`
 /// sees it): line breaks stay, every other byte that is not printable ASCII or a tab
-/// becomes a blank, so places are those of the file and no token spans two runs.
+/// becomes a blank, and so does a printable run shorter than [`MIN_PRINTABLE_RUN`];
+/// places are those of the file and no token spans two runs.
 pub fn printable_view(bytes: &[u8]) -> Vec<u8> {
-    bytes
+    let printable = |b: u8| matches!(b, b'\t' | b'\n' | 0x20..=0x7E);
+    let mut out: Vec<u8> = bytes
         .iter()
-        .map(|&b| match b {
-            b'\t' | b'\n' | 0x20..=0x7E => b,
-            _ => b' ',
-        })
-        .collect()
+        .map(|&b| if printable(b) { b } else { b' ' })
+        .collect();
+    let mut run_start = 0;
+    for i in 0..=bytes.len() {
+        if i < bytes.len() && printable(bytes[i]) {
+            continue;
+        }
+        if i - run_start < MIN_PRINTABLE_RUN {
+            out[run_start..i]
+                .iter_mut()
+                .filter(|b| **b != b'\n')
+                .for_each(|b| *b = b' ');
+        }
+        run_start = i + 1;
+    }
+    out
 }
 
 /// Whether bytes sniffed as `kind` make a claim the gate should not take on trust: a

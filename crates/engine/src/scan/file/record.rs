@@ -108,6 +108,7 @@ impl FileScanner<'_> {
             Some(Encoding::QuotedPrintable) => {
                 format!("{} (inside quoted-printable)", rule.description)
             }
+            Some(Encoding::Defanged) => format!("{} (written defanged)", rule.description),
             Some(Encoding::PathForm) => format!(
                 "{} (spelled in a form that names the same place)",
                 rule.description

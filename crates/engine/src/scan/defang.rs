@@ -1,0 +1,106 @@
+//! Defanged writing, as threat reports and careful people spell what must not be a
+//! live link or address: `81[.]196[.]12[.]7`, `gpu-07[.]corp[.]internal`,
+//! `ion.popescu@gmail[.]com`, `hxxps://…`. A reader, and any tool that refangs, reads
+//! the value; each such token is refanged in a layer of its own.
+
+use super::disguise::token_layer;
+use crate::formats::{Encoding, Unit};
+
+/// Bracketed stand-ins and what they stand for (matched without regard to case).
+const STAND_INS: [(&str, &str); 12] = [
+    ("[.]", "."),
+    ("(.)", "."),
+    ("{.}", "."),
+    ("[dot]", "."),
+    ("(dot)", "."),
+    ("{dot}", "."),
+    ("[at]", "@"),
+    ("(at)", "@"),
+    ("{at}", "@"),
+    ("[@]", "@"),
+    ("[:]", ":"),
+    ("[/]", "/"),
+];
+
+/// Whether `bytes` may hold a stand-in (`[.]`, `(dot)`, `[at]`…) or `hxxp`: code's
+/// `f(x)` and `a[0]` are passed over without work.
+fn may_hold(bytes: &[u8]) -> bool {
+    memchr::memchr3_iter(b'[', b'(', b'{', bytes).any(|i| {
+        let inside = &bytes[i + 1..bytes.len().min(i + 5)];
+        [".", "dot", "at", "@", ":", "/"].iter().any(|s| {
+            inside.len() > s.len()
+                && inside[..s.len()].eq_ignore_ascii_case(s.as_bytes())
+                && matches!(inside[s.len()], b']' | b')' | b'}')
+        })
+    }) || memchr::memmem::find(bytes, b"hxxp").is_some()
+        || memchr::memmem::find(bytes, b"HXXP").is_some()
+}
+
+/// `token` refanged, if it holds a stand-in.
+fn refang(token: &str) -> Option<String> {
+    if !may_hold(token.as_bytes()) {
+        return None;
+    }
+    let lower = token.to_ascii_lowercase();
+    let mut out = String::with_capacity(token.len());
+    let mut at = 0;
+    let mut changed = false;
+    'outer: while at < token.len() {
+        for (stand_in, real) in STAND_INS {
+            if lower[at..].starts_with(stand_in) {
+                out.push_str(real);
+                at += stand_in.len();
+                changed = true;
+                continue 'outer;
+            }
+        }
+        if lower[at..].starts_with("hxxp") {
+            out.push_str(&token[at..at + 4].replace(['x', 'X'], "t"));
+            at += 4;
+            changed = true;
+            continue;
+        }
+        let c = token[at..].chars().next().unwrap_or(' ');
+        out.push(c);
+        at += c.len_utf8();
+    }
+    changed.then_some(out)
+}
+
+/// Refanged copies of the tokens of `unit` that are written defanged.
+pub fn defang_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
+    if !may_hold(&unit.text) {
+        return None;
+    }
+    let first = memchr::memchr3(b'[', b'(', b'{', &unit.text)
+        .into_iter()
+        .chain(memchr::memchr2(b'h', b'H', &unit.text))
+        .min()?;
+    token_layer(
+        unit,
+        budget,
+        first,
+        Encoding::Defanged,
+        may_hold,
+        |_| true,
+        refang,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refang;
+
+    #[test]
+    fn defanged_values_are_read_as_written_live() {
+        assert_eq!(refang("81[.]196[.]12[.]7").as_deref(), Some("81.196.12.7"));
+        assert_eq!(
+            refang("ion.popescu@gmail[.]com").as_deref(),
+            Some("ion.popescu@gmail.com")
+        );
+        assert_eq!(refang("a[AT]b(dot)ro").as_deref(), Some("a@b.ro"));
+        assert_eq!(refang("hxxps[:]//x.ro").as_deref(), Some("https://x.ro"));
+        assert_eq!(refang("f(x)"), None);
+        assert_eq!(refang("list[0].name"), None);
+    }
+}
