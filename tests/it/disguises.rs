@@ -94,6 +94,15 @@ fn cases() -> Vec<(&'static str, String)> {
             "remote.txt",
             "open vscode-remote://ssh-remote+box/home/ionpopescu/data\n".to_string(),
         ),
+        (
+            "sftp.txt",
+            "get sftp://box/home/ionpopescu/data\n".to_string(),
+        ),
+        ("gitbash.txt", "cd /c/Users/ionpopescu/data\n".to_string()),
+        (
+            "stepped.txt",
+            "cd C:\\Windows\\..\\Users\\ionpopescu\\data\n".to_string(),
+        ),
     ];
     // Characters that are not drawn, from the Unicode default-ignorable table.
     for (i, c) in [

@@ -26,13 +26,19 @@ fn may_hold(b: &[u8]) -> bool {
     memchr::memchr2_iter(b'/', b'\\', b).any(|i| {
         let (before, next) = (&b[..i], &b[i + 1..]);
         if b[i] == b'\\' {
-            return starts(next, b"\\wsl");
+            return starts(next, b"\\wsl") || next.starts_with(b".\\") || next.starts_with(b"..\\");
         }
-        (next.first() == Some(&b'/')
-            && (!before.ends_with(b":") || before.ends_with(b"vscode-remote:")))
+        let scheme = || {
+            REMOTE_SCHEMES.iter().any(|s| {
+                before.len() >= s.len() && starts(&before[before.len() - s.len()..], s.as_bytes())
+            })
+        };
+        (next.first() == Some(&b'/') && (!before.ends_with(b":") || scheme()))
             || next.starts_with(b"./")
             || next.starts_with(b"../")
             || starts(next, b"/wsl")
+            || starts(next, b"cygdrive/")
+            || drive_folder(next).is_some()
             || MOUNTED_HOMES
                 .iter()
                 .any(|(m, _)| before.ends_with(&m.as_bytes()[..m.len() - 1]))
@@ -46,8 +52,11 @@ fn normalise(token: &str) -> Option<String> {
     let bytes = token.as_bytes();
     memchr::memchr2(b'/', b'\\', bytes)?;
     let has = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
-    let remote = has(b"wsl") || has(b"WSL") || has(b"Wsl") || has(b"vscode-remote");
+    let remote = has(b"wsl") || has(b"WSL") || has(b"Wsl") || has(b"://") || has(b"remote:");
     let mut path = remote.then(|| unprefix(token)).flatten();
+    if let Some(windows) = as_windows(path.as_deref().unwrap_or(token)) {
+        path = Some(windows);
+    }
     if has(b"home/") || has(b"Users/") {
         for (mounted, plain) in MOUNTED_HOMES {
             let p = path.get_or_insert_with(|| token.to_string());
@@ -88,10 +97,60 @@ fn unprefix(token: &str) -> Option<String> {
             return Some(inside.replace('\\', "/"));
         }
     }
-    let at = lower.find("vscode-remote:")?;
-    let rest = token[at + "vscode-remote:".len()..].trim_start_matches('/');
-    // `vscode-remote://ssh-remote+box/home/ana`: the authority, then the path.
+    // `vscode-remote://ssh-remote+box/home/ana`, `sftp://box/home/ana`: the scheme,
+    // the machine, then the path on it.
+    let (at, scheme) = REMOTE_SCHEMES
+        .iter()
+        .filter_map(|s| lower.find(s).map(|at| (at, s.len())))
+        .min()?;
+    let rest = token[at + scheme..].trim_start_matches('/');
+    // `file:///x` names a local path already; its rule reads it as it is.
+    if token[at + scheme..].starts_with("///") {
+        return None;
+    }
     rest.find('/').map(|s| rest[s..].to_string())
+}
+
+/// URI schemes whose authority is a machine and whose path is a path on it.
+const REMOTE_SCHEMES: [&str; 7] = [
+    "vscode-remote:",
+    "sftp:",
+    "ssh:",
+    "scp:",
+    "smb:",
+    "fish:",
+    "file:",
+];
+
+/// `c/Users/…` after a `/` (Git Bash, MSYS): the drive letter, if that is what it is.
+fn drive_folder(next: &[u8]) -> Option<u8> {
+    let (&drive, rest) = next.split_first()?;
+    (drive.is_ascii_alphabetic()
+        && rest.first() == Some(&b'/')
+        && rest
+            .get(1..7)
+            .is_some_and(|u| u.eq_ignore_ascii_case(b"users/")))
+    .then_some(drive)
+}
+
+/// A Windows home path another shell spells (`/c/Users/ana`, `/cygdrive/c/Users/ana`,
+/// `C:\Users\.\ana`) as `C:/Users/ana`, if the token holds one.
+fn as_windows(token: &str) -> Option<String> {
+    let b = token.as_bytes();
+    for prefix in ["/cygdrive/", "/"] {
+        if let Some(at) = token.find(prefix)
+            && let Some(drive) = drive_folder(&b[at + prefix.len()..])
+        {
+            let rest = &token[at + prefix.len() + 1..];
+            return Some(format!("{}:{rest}", char::from(drive).to_ascii_uppercase()));
+        }
+    }
+    // Backslash steps that a Windows path resolves (`\.\`, `\x\..\`).
+    let drive = b
+        .windows(3)
+        .position(|w| w[0].is_ascii_alphabetic() && w[1] == b':' && w[2] == b'\\')?;
+    let tail = &token[drive..];
+    (tail.contains("\\.\\") || tail.contains("\\..\\")).then(|| tail.replace('\\', "/"))
 }
 
 /// `/a//b/./c/../d` as `/a/b/d`; a scheme's `://` is kept.
@@ -157,6 +216,16 @@ mod tests {
         assert_eq!(
             n("vscode-remote://ssh-remote+box/home/ana/x").as_deref(),
             Some("/home/ana/x")
+        );
+        assert_eq!(n("sftp://box/home/ana/x").as_deref(), Some("/home/ana/x"));
+        assert_eq!(n("smb://box/Users/ana/x").as_deref(), Some("/Users/ana/x"));
+        assert_eq!(n("file://box/home/ana/x").as_deref(), Some("/home/ana/x"));
+        assert_eq!(n("/c/Users/ana/x").as_deref(), Some("C:/Users/ana/x"));
+        assert_eq!(n("/cygdrive/d/Users/ana").as_deref(), Some("D:/Users/ana"));
+        assert_eq!(n(r"C:\Users\.\ana\x").as_deref(), Some("C:/Users/ana/x"));
+        assert_eq!(
+            n(r"C:\Windows\..\Users\ana").as_deref(),
+            Some("C:/Users/ana")
         );
     }
 
