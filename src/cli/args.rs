@@ -141,8 +141,8 @@ pub struct AcceptArgs {
 
 impl AcceptArgs {
     /// The baseline these flags choose.
-    pub fn baseline_choice(&self) -> crate::judge::BaselineChoice {
-        use crate::judge::BaselineChoice;
+    pub fn baseline_choice(&self) -> crate::acceptance::BaselineChoice {
+        use crate::acceptance::BaselineChoice;
         match (&self.baseline, self.no_baseline) {
             (_, true) => BaselineChoice::Without,
             (Some(path), false) => BaselineChoice::File(path.clone()),

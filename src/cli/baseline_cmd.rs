@@ -2,8 +2,8 @@
 //! written to the baseline file; `--check` lists what no longer matches.
 
 use super::{BaselineArgs, Cli, Exit};
+use crate::acceptance::{Baseline, BaselineChoice, RunPolicy};
 use crate::config::Config;
-use crate::judge::{Baseline, BaselineChoice, RunPolicy};
 use crate::scan::Scanner;
 use anyhow::Context;
 use std::io::Write;

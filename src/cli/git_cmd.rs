@@ -151,7 +151,7 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
         }
         let tags = changes::tags_among(&repo, &changes::pushed_ids(&stdin));
         let mut report = door.commits(&commits, &tags)?;
-        door.judge_refs(
+        door.scan_refs(
             &mut report,
             &changes::pushed_ref_names(&stdin, args.pre_push),
         );

@@ -195,15 +195,20 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
 }
 
 /// Moves accepted findings (baseline, `[[allow]]`) out of the failing set and drops
-/// what is less sure than the run reports: [`crate::judge::RunPolicy`], from the flags.
+/// what is less sure than the run reports: [`crate::acceptance::RunPolicy`], from the flags.
 pub fn accept(
     report: &mut crate::report::Report,
     config: &Config,
     key: &FingerprintKey,
     args: &AcceptArgs,
 ) -> anyhow::Result<()> {
-    crate::judge::RunPolicy::for_run(config, key, &args.baseline_choice(), args.min_confidence)?
-        .apply(report);
+    crate::acceptance::RunPolicy::for_run(
+        config,
+        key,
+        &args.baseline_choice(),
+        args.min_confidence,
+    )?
+    .apply(report);
     Ok(())
 }
 

@@ -171,10 +171,10 @@ pub fn exit_for(report: &Report, fail_on: crate::finding::Severity) -> Exit {
             f.reason.as_deref().unwrap_or("unknown")
         );
     }
-    match crate::judge::verdict(report, fail_on) {
-        crate::judge::Verdict::Incomplete => Exit::Trouble,
-        crate::judge::Verdict::Findings => Exit::Findings,
-        crate::judge::Verdict::Clean => Exit::Clean,
+    match crate::acceptance::verdict(report, fail_on) {
+        crate::acceptance::Verdict::Incomplete => Exit::Trouble,
+        crate::acceptance::Verdict::Findings => Exit::Findings,
+        crate::acceptance::Verdict::Clean => Exit::Clean,
     }
 }
 
@@ -240,11 +240,11 @@ pub fn merge(
         config,
         crate::finding::fingerprint::FingerprintKey::from_bytes([0; 32]),
     )?;
-    let judge = report::merge::Judge {
+    let rules = report::merge::MergeRules {
         path: &|p: &str| scanner.remask(p),
         known_rule: &|id: &str| scanner.rules.get(id).is_some(),
     };
-    let merged = report::merge::merge(reports, &judge)?;
+    let merged = report::merge::merge(reports, &rules)?;
     let rules = &scanner.rules;
     emit(
         &merged,

@@ -14,10 +14,10 @@ pub mod trail;
 pub mod verify;
 pub mod watch;
 
+use privacy_audit_engine::acceptance::{Acceptance, BaselineChoice, RunPolicy};
 use privacy_audit_engine::config::Config;
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
-use privacy_audit_engine::judge::{Acceptance, BaselineChoice, RunPolicy};
 use privacy_audit_engine::scan::Scanner;
 use privacy_audit_engine::source::walk::Excludes;
 use sd_notify::NotifyState;

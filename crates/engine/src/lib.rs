@@ -3,9 +3,10 @@
 //!
 //! Data flows one way: [`source::walk`] → [`source::read`] / [`formats`] (bytes, decoding,
 //! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
-//! [`judge`] (baseline, allow, verdict) → [`report`] (json, human, sarif). Rules are
+//! [`acceptance`] (baseline, allow, verdict) → [`report`] (json, human, sarif). Rules are
 //! data ([`rules`]).
 
+pub mod acceptance;
 pub mod bytemask;
 pub mod config;
 pub mod detect;
@@ -13,7 +14,6 @@ pub mod error;
 pub mod finding;
 pub mod formats;
 pub mod hex;
-pub mod judge;
 pub mod provenance;
 pub mod report;
 pub mod rules;

@@ -11,7 +11,7 @@ impl GitScan<'_> {
     /// Judges an author, committer or tagger: the name as text, the e-mail for anything
     /// but being a commit identity's address (a key or a home path there is a leak; the
     /// address itself, at whatever domain, is what git records of everyone).
-    pub(crate) fn judge_identity(
+    pub(crate) fn scan_identity(
         &self,
         report: &mut Report,
         what: &str,
@@ -38,7 +38,7 @@ impl GitScan<'_> {
 
     /// Judges the names of the refs a push moves (branches, tags, notes): each is a
     /// name like a file's, its values masked where it is shown.
-    pub fn judge_refs(&self, report: &mut Report, names: &[String]) {
+    pub fn scan_refs(&self, report: &mut Report, names: &[String]) {
         for name in names {
             let short = name
                 .strip_prefix("refs/heads/")

@@ -260,7 +260,7 @@ impl GitScan<'_> {
         })?;
         for &id in commits {
             let commit = self.repo.find_commit(id).map_err(crate::git_err)?;
-            self.judge_message(
+            self.scan_message(
                 &mut report,
                 &format!("commit {id}"),
                 commit.message_raw_bytes(),
@@ -270,7 +270,7 @@ impl GitScan<'_> {
                 ("author", commit.author()),
                 ("committer", commit.committer()),
             ] {
-                self.judge_identity(&mut report, &format!("commit {id} {who}"), &sig, id);
+                self.scan_identity(&mut report, &format!("commit {id} {who}"), &sig, id);
             }
         }
         for &id in tags {
@@ -281,9 +281,9 @@ impl GitScan<'_> {
                 tag.message_bytes().unwrap_or_default(),
             ]
             .concat();
-            self.judge_message(&mut report, &format!("tag {id}"), &text, id);
+            self.scan_message(&mut report, &format!("tag {id}"), &text, id);
             if let Some(sig) = tag.tagger() {
-                self.judge_identity(&mut report, &format!("tag {id} tagger"), &sig, id);
+                self.scan_identity(&mut report, &format!("tag {id} tagger"), &sig, id);
             }
         }
         report.refresh();
@@ -291,7 +291,7 @@ impl GitScan<'_> {
     }
 
     /// Scans a commit or tag message as text; it is listed as a file named after it.
-    fn judge_message(&self, report: &mut Report, what: &str, text: &[u8], id: Oid) {
+    fn scan_message(&self, report: &mut Report, what: &str, text: &[u8], id: Oid) {
         let outcome =
             self.scanner
                 .scan_blob_as(&format!("({what} message)"), "message.txt", text.to_vec());

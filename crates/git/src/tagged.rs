@@ -35,7 +35,7 @@ impl GitScan<'_> {
             match obj.kind() {
                 Some(ObjectType::Blob) => {
                     let blob = obj.peel_to_blob().map_err(crate::git_err)?;
-                    self.judge_loose(report, &format!("(tag {name})"), blob.content());
+                    self.scan_loose(report, &format!("(tag {name})"), blob.content());
                 }
                 Some(ObjectType::Tree) => {
                     let tree = obj.peel_to_tree().map_err(crate::git_err)?;
@@ -51,7 +51,7 @@ impl GitScan<'_> {
                     for (path, id) in blobs {
                         let blob = self.repo.find_blob(id).map_err(crate::git_err)?;
                         let shown = format!("(tag {name})/{}", path_text_of(&path));
-                        self.judge_loose(report, &shown, blob.content());
+                        self.scan_loose(report, &shown, blob.content());
                     }
                 }
                 _ => {}
@@ -61,7 +61,7 @@ impl GitScan<'_> {
         Ok(())
     }
 
-    fn judge_loose(&self, report: &mut Report, shown: &str, content: &[u8]) {
+    fn scan_loose(&self, report: &mut Report, shown: &str, content: &[u8]) {
         let outcome = self.scanner.scan_blob(shown, content.to_vec());
         report.files.push(outcome.record);
         report.findings.extend(outcome.findings);

@@ -3,10 +3,10 @@
 //! the same way, because they are the same serialisation. Settings (config discovery,
 //! the fingerprint key, the hash cache) are resolved as the CLI resolves them.
 
+use privacy_audit::acceptance::{Verdict, verdict};
 use privacy_audit::cli::{self, settings};
 use privacy_audit::config::Config;
 use privacy_audit::finding::fingerprint::FingerprintKey;
-use privacy_audit::judge::{Verdict, verdict};
 use privacy_audit::report::Report;
 use privacy_audit::scan::Scanner;
 use pyo3::exceptions::PyException;
@@ -17,7 +17,7 @@ pyo3::create_exception!(
     _native,
     PrivacyAuditError,
     PyException,
-    "A file, config or report privacy-audit could not judge; the message is the CLI's."
+    "A file, config or report privacy-audit could not rules; the message is the CLI's."
 );
 
 fn err(e: impl std::fmt::Display) -> PyErr {
@@ -122,8 +122,8 @@ impl NativeScanner {
     /// Baseline, `[[allow]]` and `min_confidence`, as `scan` applies them.
     fn finish(&self, mut report: Report) -> PyResult<(String, i32)> {
         let config = &self.scanner.config;
-        let choice = privacy_audit::judge::BaselineChoice::Configured;
-        privacy_audit::judge::RunPolicy::for_run(config, self.scanner.key(), &choice, None)
+        let choice = privacy_audit::acceptance::BaselineChoice::Configured;
+        privacy_audit::acceptance::RunPolicy::for_run(config, self.scanner.key(), &choice, None)
             .map_err(err)?
             .apply(&mut report);
         let code = exit_code(&report, config);
@@ -152,11 +152,11 @@ fn merge_reports(
     }
     let code_config = config.clone();
     let scanner = Scanner::from_config(config, FingerprintKey::from_bytes([0; 32])).map_err(err)?;
-    let judge = privacy_audit::report::merge::Judge {
+    let rules = privacy_audit::report::merge::MergeRules {
         path: &|p: &str| scanner.remask(p),
         known_rule: &|id: &str| scanner.rules.get(id).is_some(),
     };
-    let merged = privacy_audit::report::merge::merge(parsed, &judge).map_err(err)?;
+    let merged = privacy_audit::report::merge::merge(parsed, &rules).map_err(err)?;
     let code = exit_code(&merged, &code_config);
     Ok((serde_json::to_string(&merged).map_err(err)?, code))
 }

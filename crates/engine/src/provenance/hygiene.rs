@@ -6,7 +6,7 @@
 pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum HashForm {
     Valid,
     Malformed,
     Placeholder,
@@ -18,7 +18,7 @@ const COUNTING: &str = "0123456789abcdef0123456789abcdef0123456789abcdef01234567
 
 /// Judges a hash value as written, with or without the `sha256:` prefix. Allocates
 /// nothing: it runs on every hash of every record.
-pub fn judge(value: &str) -> Verdict {
+pub fn classify(value: &str) -> HashForm {
     let hex = value.strip_prefix("sha256:").unwrap_or(value);
     // Nearly every value is well formed, and a well-formed value holds none of the
     // placeholder marks (`.`, `…`, `x`): those scans are for the others only.
@@ -31,18 +31,18 @@ pub fn judge(value: &str) -> Verdict {
             || starts("ghi")
             || hex.is_empty()
         {
-            return Verdict::Placeholder;
+            return HashForm::Placeholder;
         }
-        return Verdict::Malformed;
+        return HashForm::Malformed;
     }
     let first = hex.as_bytes()[0];
     if hex.bytes().all(|b| b == first) || hex == COUNTING {
-        return Verdict::Placeholder;
+        return HashForm::Placeholder;
     }
     if hex == EMPTY_SHA256 {
-        return Verdict::EmptyFile;
+        return HashForm::EmptyFile;
     }
-    Verdict::Valid
+    HashForm::Valid
 }
 
 /// 64 lowercase hex digits.
@@ -68,33 +68,33 @@ mod tests {
     #[test]
     fn verdicts() {
         let good = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
-        assert_eq!(judge(good), Verdict::Valid);
-        assert_eq!(judge(&format!("sha256:{good}")), Verdict::Valid);
+        assert_eq!(classify(good), HashForm::Valid);
+        assert_eq!(classify(&format!("sha256:{good}")), HashForm::Valid);
         assert_eq!(
-            judge(&format!("sha256:{}", good.to_uppercase())),
-            Verdict::Malformed
+            classify(&format!("sha256:{}", good.to_uppercase())),
+            HashForm::Malformed
         );
-        assert_eq!(judge("sha256:abc123..."), Verdict::Placeholder);
-        assert_eq!(judge("sha256:def456"), Verdict::Placeholder);
+        assert_eq!(classify("sha256:abc123..."), HashForm::Placeholder);
+        assert_eq!(classify("sha256:def456"), HashForm::Placeholder);
         assert_eq!(
-            judge(&format!("sha256:{}", "0".repeat(64))),
-            Verdict::Placeholder
-        );
-        assert_eq!(
-            judge(&format!("sha256:{}", "7".repeat(64))),
-            Verdict::Placeholder
+            classify(&format!("sha256:{}", "0".repeat(64))),
+            HashForm::Placeholder
         );
         assert_eq!(
-            judge(&format!("sha256:{}", &good[..63])),
-            Verdict::Malformed
+            classify(&format!("sha256:{}", "7".repeat(64))),
+            HashForm::Placeholder
         );
-        assert_eq!(judge(EMPTY_SHA256), Verdict::EmptyFile);
-        assert_eq!(judge(COUNTING), Verdict::Placeholder);
-        assert_eq!(judge("sha256:"), Verdict::Placeholder);
-        assert_eq!(judge("sha256:ABC123"), Verdict::Placeholder);
-        assert_eq!(judge("sha256:deadXxXx"), Verdict::Placeholder);
-        assert_eq!(judge("sha256:…"), Verdict::Placeholder);
-        assert_eq!(judge("sha256:xyz"), Verdict::Malformed);
+        assert_eq!(
+            classify(&format!("sha256:{}", &good[..63])),
+            HashForm::Malformed
+        );
+        assert_eq!(classify(EMPTY_SHA256), HashForm::EmptyFile);
+        assert_eq!(classify(COUNTING), HashForm::Placeholder);
+        assert_eq!(classify("sha256:"), HashForm::Placeholder);
+        assert_eq!(classify("sha256:ABC123"), HashForm::Placeholder);
+        assert_eq!(classify("sha256:deadXxXx"), HashForm::Placeholder);
+        assert_eq!(classify("sha256:…"), HashForm::Placeholder);
+        assert_eq!(classify("sha256:xyz"), HashForm::Malformed);
     }
 
     proptest::proptest! {

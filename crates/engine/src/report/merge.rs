@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::finding::guard::guard;
 
 /// What the merge needs of the rules that made the shards.
-pub struct Judge<'a> {
+pub struct MergeRules<'a> {
     /// Text as a scan would show it: a path, an excerpt, a reason (values masked).
     pub path: &'a dyn Fn(&str) -> String,
     /// Whether a rule id is one of this rule set's.
@@ -24,19 +24,19 @@ pub struct Judge<'a> {
 /// with the same rules: findings judged by different rules do not add up to one
 /// verdict. A file or finding present in two shards (overlapping inputs) counts once; a
 /// file that failed in either shard fails the merge.
-pub fn merge(reports: Vec<(String, Report)>, judge: &Judge<'_>) -> Result<Report> {
+pub fn merge(reports: Vec<(String, Report)>, rules: &MergeRules<'_>) -> Result<Report> {
     let mut iter = reports.into_iter();
     let Some((first_name, mut merged)) = iter.next() else {
         return Err(Error::Usage("report merge: no reports given".into()));
     };
     let first_name = guard(&first_name);
-    check(&first_name, &merged, judge)?;
+    check(&first_name, &merged, rules)?;
     merged.sequence = None;
     merged.prev_report_sha256 = None;
     merged.trail_note = None;
     for (name, r) in iter {
         let name = guard(&name);
-        check(&name, &r, judge)?;
+        check(&name, &r, rules)?;
         if r.ruleset_sha256 != merged.ruleset_sha256 {
             return Err(Error::invalid(
                 name,
@@ -62,7 +62,7 @@ pub fn merge(reports: Vec<(String, Report)>, judge: &Judge<'_>) -> Result<Report
         merged.summary.duration_ms += r.summary.duration_ms;
         merged.summary.below_min_confidence += r.summary.below_min_confidence;
     }
-    remask(&mut merged, judge);
+    remask(&mut merged, rules);
     merged
         .files
         .sort_by(|a, b| (&a.path, &a.sha256, !a.error).cmp(&(&b.path, &b.sha256, !b.error)));
@@ -78,7 +78,7 @@ pub fn merge(reports: Vec<(String, Report)>, judge: &Judge<'_>) -> Result<Report
     Ok(merged)
 }
 
-fn check(name: &str, r: &Report, judge: &Judge<'_>) -> Result<()> {
+fn check(name: &str, r: &Report, rules: &MergeRules<'_>) -> Result<()> {
     if r.schema != REPORT_SCHEMA {
         return Err(Error::invalid(
             name,
@@ -90,7 +90,7 @@ fn check(name: &str, r: &Report, judge: &Judge<'_>) -> Result<()> {
         .iter()
         .chain(r.suppressed.iter().map(|s| &s.finding))
         .map(|f| f.rule_id.as_str());
-    if let Some(id) = ids.into_iter().find(|id| !(judge.known_rule)(id)) {
+    if let Some(id) = ids.into_iter().find(|id| !(rules.known_rule)(id)) {
         return Err(Error::invalid(
             name,
             format!("names a rule this rule set does not have (`{}`)", guard(id)),
@@ -100,14 +100,14 @@ fn check(name: &str, r: &Report, judge: &Judge<'_>) -> Result<()> {
 }
 
 /// Masks every text the merged report shows, as a scan would have.
-fn remask(r: &mut Report, judge: &Judge<'_>) {
+fn remask(r: &mut Report, rules: &MergeRules<'_>) {
     // The rules' own judgement of text (as for a file name), then the output guard on
     // the words that hold no mask yet: a report's excerpt was guarded when it was made,
     // so an honest one comes out the same, and the guard must not mask an already
     // masked `a***@o***.pt` a second time.
-    let text = |s: &mut String| *s = guard_unmasked(&(judge.path)(s));
+    let text = |s: &mut String| *s = guard_unmasked(&(rules.path)(s));
     for f in &mut r.files {
-        f.path = (judge.path)(&f.path);
+        f.path = (rules.path)(&f.path);
         if let Some(reason) = f.reason.as_mut() {
             text(reason);
         }
@@ -117,7 +117,7 @@ fn remask(r: &mut Report, judge: &Judge<'_>) {
         .iter_mut()
         .chain(r.suppressed.iter_mut().map(|s| &mut s.finding));
     for f in findings {
-        f.location.path = (judge.path)(&f.location.path);
+        f.location.path = (rules.path)(&f.location.path);
         if let Some(p) = f.location.json_pointer.as_mut() {
             text(p);
         }
@@ -130,7 +130,7 @@ fn remask(r: &mut Report, judge: &Judge<'_>) {
         }
     }
     for p in &mut r.removed {
-        *p = (judge.path)(p);
+        *p = (rules.path)(p);
     }
 }
 

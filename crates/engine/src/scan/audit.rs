@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::formats::json::Locator;
 use crate::formats::tree::Node;
 use crate::provenance::bind::{self, BindRule, Target};
-use crate::provenance::hygiene::{self, Verdict};
+use crate::provenance::hygiene::{self, HashForm};
 use crate::provenance::manifest;
 use crate::schema::{self, Issue, SeedFormat};
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
@@ -157,21 +157,24 @@ impl<'a> FileAudit<'a> {
             if !meant_sha256 {
                 continue;
             }
-            let check = match hygiene::judge(&h.value) {
-                Verdict::Valid => continue,
-                Verdict::Malformed => (
+            let check = match hygiene::classify(&h.value) {
+                HashForm::Valid => continue,
+                HashForm::Malformed => (
                     "malformed_hash",
                     "not `sha256:` followed by exactly 64 lower-case hex digits",
                 ),
-                Verdict::Placeholder => ("placeholder_hash", "a placeholder, not a computed hash"),
+                HashForm::Placeholder => ("placeholder_hash", "a placeholder, not a computed hash"),
                 // An empty text buffer is legitimate; an empty file where data was meant is not.
-                Verdict::EmptyFile if bind::describes_text(key) => continue,
-                Verdict::EmptyFile => ("empty_file_hash", "the sha256 of zero bytes"),
+                HashForm::EmptyFile if bind::describes_text(key) => continue,
+                HashForm::EmptyFile => ("empty_file_hash", "the sha256 of zero bytes"),
             };
             issues.push(Issue::new(check.0, h.pointer.clone(), check.1));
         }
         for b in bindings {
-            if !matches!(hygiene::judge(&b.hash), Verdict::Valid | Verdict::EmptyFile) {
+            if !matches!(
+                hygiene::classify(&b.hash),
+                HashForm::Valid | HashForm::EmptyFile
+            ) {
                 continue;
             }
             let expected = hygiene::hex_of(&b.hash).to_string();
@@ -232,21 +235,21 @@ impl<'a> FileAudit<'a> {
         }
         for e in entries {
             let offset = line_start(e.line) + e.column as usize - 1;
-            match hygiene::judge(&e.hash) {
-                Verdict::Valid | Verdict::EmptyFile => self.claims.push(PendingClaim {
+            match hygiene::classify(&e.hash) {
+                HashForm::Valid | HashForm::EmptyFile => self.claims.push(PendingClaim {
                     offset,
                     pointer: None,
                     expected: e.hash,
                     target: e.path,
                     from_manifest: true,
                 }),
-                Verdict::Malformed => self.problems.push(Located {
+                HashForm::Malformed => self.problems.push(Located {
                     check: "malformed_hash",
                     offset,
                     pointer: None,
                     message: "manifest hash is not 64 lower-case hex digits".into(),
                 }),
-                Verdict::Placeholder => self.problems.push(Located {
+                HashForm::Placeholder => self.problems.push(Located {
                     check: "placeholder_hash",
                     offset,
                     pointer: None,

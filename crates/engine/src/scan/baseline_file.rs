@@ -7,8 +7,8 @@
 //! decoding layer and budget a file gets; anything less exact keeps every finding.
 
 use super::Scanner;
+use crate::acceptance::Baseline;
 use crate::finding::Finding;
-use crate::judge::Baseline;
 
 /// Whether `text`, read as a file named `name`, is exactly a baseline of this run.
 pub(super) fn recognised(scanner: &Scanner, name: &str, text: &[u8]) -> bool {

@@ -269,7 +269,7 @@ impl<'a> FileScanner<'a> {
         match outcome {
             Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
-                    self.judge(text, &unit);
+                    self.scan_unit(text, &unit);
                 }
                 self.audit_record(tree.finish(), &text[..end], 0);
                 self.keep_unit(unit);
@@ -323,14 +323,14 @@ impl<'a> FileScanner<'a> {
             }
             if unit.len_with_keys() >= UNIT_TARGET_BYTES {
                 if self.content {
-                    self.judge(text, &unit);
+                    self.scan_unit(text, &unit);
                 }
                 unit.clear();
             }
             pos = end + 1;
         }
         if !unit.segments.is_empty() && self.content {
-            self.judge(text, &unit);
+            self.scan_unit(text, &unit);
         }
         self.keep_unit(unit);
     }
@@ -351,7 +351,7 @@ impl<'a> FileScanner<'a> {
             }
             unit.clear();
             unit.push_plain(&text[start..end], start, None);
-            self.judge(text, &unit);
+            self.scan_unit(text, &unit);
             if end >= to {
                 break;
             }
@@ -365,7 +365,7 @@ impl<'a> FileScanner<'a> {
     }
 
     /// Detects in `unit` and in every layer peeled from it, and records findings.
-    fn judge(&mut self, text: &[u8], unit: &Unit) {
+    fn scan_unit(&mut self, text: &[u8], unit: &Unit) {
         let mut budget = self.budget;
         layers::walk(unit, &mut budget, &mut |layer| {
             self.unit_facts.reset();

@@ -26,7 +26,7 @@ const NAME_DECODE_BUDGET: usize = 1 << 16;
 impl Scanner {
     /// Judges report name `rel`.
     pub fn check_name(&self, rel: &str) -> NameCheck {
-        self.judge_name(rel, false)
+        self.name_check(rel, false)
     }
 
     /// [`Scanner::check_name`] for text that was masked once already (a shard's
@@ -34,10 +34,10 @@ impl Scanner {
     /// masking it again would change an honest report. Never for a name read from
     /// disk or git, where a `*` is the attacker's to place.
     pub fn remask(&self, text: &str) -> String {
-        self.judge_name(text, true).shown
+        self.name_check(text, true).shown
     }
 
-    fn judge_name(&self, rel: &str, masked_before: bool) -> NameCheck {
+    fn name_check(&self, rel: &str, masked_before: bool) -> NameCheck {
         // Plain matches as byte ranges of `rel`; values found only in a decoded
         // reading (which has no byte map back to the name).
         let mut spans: Vec<(usize, usize, usize)> = Vec::new();
@@ -193,7 +193,7 @@ impl Scanner {
             role: Role::Unknown,
             provider: rule.provider.is_some(),
         };
-        confidence::judge(&cx, &self.rules.knowledge, &mut Alone)
+        confidence::assess(&cx, &self.rules.knowledge, &mut Alone)
     }
 }
 

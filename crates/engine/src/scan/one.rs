@@ -79,7 +79,7 @@ impl Scanner {
                     .with_audit(Some(audit), self.mode == Mode::Full);
                 let (raw, pieces) = bufs.raw_and_pieces();
                 let judged = match data.gzip {
-                    false => Ok(self.judge_bytes(scanner, &name, raw, 0)),
+                    false => Ok(self.read_content(scanner, &name, raw, 0)),
                     true => match stream::scan_gzip(scanner, &name, raw, limit, pieces) {
                         Ok(s) => Ok((s.findings, s.claims, s.stopped)),
                         // Not text once inflated: inflated whole, then judged as bytes.
@@ -90,7 +90,7 @@ impl Scanner {
                                         Some(FileAudit::new(&self.audit, &rel, None)),
                                         self.mode == Mode::Full,
                                     );
-                                self.judge_bytes(scanner, &name, &text, 1)
+                                self.read_content(scanner, &name, &text, 1)
                             })
                         }
                         Err(reason) => Err(reason),
@@ -188,7 +188,7 @@ impl Scanner {
                 let audit = FileAudit::new(&self.audit, rel, None);
                 let scanner = file::FileScanner::new(&self.rules, &self.key, rel)
                     .with_audit(Some(audit), self.mode == Mode::Full);
-                let (mut findings, claims, note) = self.judge_bytes(scanner, name, &text, 0);
+                let (mut findings, claims, note) = self.read_content(scanner, name, &text, 0);
                 findings.extend(header);
                 FileOutcome {
                     record: FileRecord {
@@ -214,7 +214,7 @@ impl Scanner {
     /// Judges a file's (inflated) bytes: text as it is, UTF-16/32 transcoded, a gzip
     /// inside a gzip inflated, anything else binary with its printable runs scanned.
     /// Binary content comes back with [`SkipReason::Binary`]: only partly judged.
-    fn judge_bytes(
+    fn read_content(
         &self,
         scanner: file::FileScanner<'_>,
         name: &str,
@@ -227,7 +227,7 @@ impl Scanner {
         // file is also read with NULs dropped, and what that reading adds is kept.
         let kind = sniff::sniff(text);
         let second = sniff::needs_second_reading(kind, text).then(|| scanner.plain_copy());
-        let (mut findings, claims, note) = self.judge_first(scanner, name, text, kind, depth);
+        let (mut findings, claims, note) = self.first_reading(scanner, name, text, kind, depth);
         if let Some(plain) = second {
             let (more, _) = plain.run_text(&sniff::nul_free_view(text));
             let seen: std::collections::HashSet<(String, String)> = findings
@@ -246,7 +246,7 @@ impl Scanner {
     }
 
     /// The first reading of bytes sniffed as `kind`.
-    fn judge_first(
+    fn first_reading(
         &self,
         scanner: file::FileScanner<'_>,
         name: &str,
@@ -270,7 +270,7 @@ impl Scanner {
                         read::decode_bytes(text.to_vec(), self.config.scan.max_file_bytes)
                 {
                     let header = self.gzip_header(scanner.rel(), text);
-                    let (mut f, c, note) = self.judge_bytes(scanner, name, &inner, depth + 1);
+                    let (mut f, c, note) = self.read_content(scanner, name, &inner, depth + 1);
                     f.extend(header);
                     return (f, c, note);
                 }

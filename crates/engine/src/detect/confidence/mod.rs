@@ -115,7 +115,7 @@ impl Record for Alone {
     }
 }
 
-pub fn judge(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Assessment {
+pub fn assess(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Assessment {
     let base = match cx.category {
         Category::LocalPath => {
             // A path a model writes may echo the user's own (a truth no echo search

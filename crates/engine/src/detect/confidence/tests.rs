@@ -1,4 +1,4 @@
-//! Each confidence signal through [`judge`], and regression guards from real shapes.
+//! Each confidence signal through [`assess`], and regression guards from real shapes.
 
 use super::*;
 use crate::detect::machine::Machine;
@@ -45,7 +45,7 @@ fn judged_with(
         role,
         provider: false,
     };
-    judge(&cx, k, record)
+    assess(&cx, k, record)
 }
 
 fn conf(rule_id: &str, value: &str) -> Confidence {
@@ -248,7 +248,7 @@ fn who_wrote_it() {
         role: Role::Model,
         provider: true,
     };
-    assert_eq!(judge(&cx, &k(), &mut Alone).confidence, Confidence::High);
+    assert_eq!(assess(&cx, &k(), &mut Alone).confidence, Confidence::High);
 }
 
 fn conf_role(rule_id: &str, value: &str, role: Role) -> Confidence {

@@ -172,7 +172,7 @@ impl FileScanner<'_> {
             facts: &mut self.unit_facts,
             file: &mut self.file_facts,
         };
-        confidence::judge(&cx, &self.rules.knowledge, &mut around)
+        confidence::assess(&cx, &self.rules.knowledge, &mut around)
     }
 
     /// A finding of `rule` at `place` (line, column) of this file.

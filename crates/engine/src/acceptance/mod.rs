@@ -204,7 +204,7 @@ impl Acceptance {
         })
     }
 
-    fn judge(&self, f: &Finding) -> Option<(&'static str, Option<String>)> {
+    fn accepted_by(&self, f: &Finding) -> Option<(&'static str, Option<String>)> {
         for (rule, reason) in &self.allow {
             if rule.accepts(f) {
                 return Some(("allow", Some(reason.clone())));
@@ -252,7 +252,7 @@ impl Acceptance {
         }
         let findings = std::mem::take(&mut report.findings);
         for f in findings {
-            match self.judge(&f) {
+            match self.accepted_by(&f) {
                 Some((by, reason)) => report.suppressed.push(Suppressed {
                     finding: f,
                     by: by.to_string(),
