@@ -3,6 +3,7 @@
 //! takes; what follows (acceptance, quarantine, the report in the trail, the state)
 //! runs on the loop once the scan is back.
 
+use super::link::{Trail, TrailReport};
 use super::state;
 use super::{Daemon, notify, quarantine, trail};
 use privacy_audit_engine::config::OnViolation;
@@ -92,40 +93,54 @@ impl Daemon {
     ) {
         self.setup.acceptance.apply(&mut report);
         report.keep_confident(self.setup.config.scan.min_confidence);
-        report.removed = std::mem::take(&mut self.removed);
+        let trail = Trail {
+            removed: std::mem::take(&mut self.removed),
+            trail_note: self.trail_note.take(),
+            ..Trail::default()
+        };
+        let mut written = TrailReport { report, trail };
         let reports = self.setup.dir(&self.setup.config.daemon.reports);
         if self.setup.config.daemon.on_violation == OnViolation::Quarantine {
             let base = self.setup.dir(&self.setup.config.daemon.quarantine);
-            quarantine::move_violations(&mut report, disk, &base, self.head.next, &reports);
+            quarantine::move_violations(&mut written, disk, &base, self.head.next, &reports);
         }
-        report.trail_note = self.trail_note.take();
         match trail::append(
             &reports,
             &mut self.head,
-            &mut report,
+            &mut written,
             self.setup.scanner.key(),
         ) {
-            Ok(path) => tracing::info!(report = %path.display(), files = report.files.len(),
-                findings = report.findings.len(), "report written"),
+            Ok(path) => {
+                tracing::info!(report = %path.display(), files = written.report.files.len(),
+                findings = written.report.findings.len(), "report written")
+            }
             Err(e) => {
                 // Nothing was recorded: the removals wait for the next report and the
                 // files stay unjudged in the state, so a walk queues them again.
                 tracing::error!(error = %e, "cannot write the report; these files will be judged again");
-                self.removed = report.removed;
-                self.trail_note = report.trail_note;
+                self.removed = written.trail.removed;
+                self.trail_note = written.trail.trail_note;
                 self.queue.overflowed = true;
                 return;
             }
         }
+        let moved: Vec<String> = written
+            .trail
+            .quarantined
+            .iter()
+            .map(|q| q.path.clone())
+            .collect();
+        let report = written.report;
         self.judged += report.files.len() as u64;
         self.found += report.findings.len() as u64;
-        self.record(&report, &files, &before, disk);
+        self.record(&report, &moved, &files, &before, disk);
         notify(&[NotifyState::Status(&self.status())]);
     }
 
     fn record(
         &mut self,
         report: &Report,
+        quarantined: &[String],
         files: &[PathBuf],
         before: &[Option<Stamp>],
         disk: &HashMap<String, PathBuf>,
@@ -142,7 +157,7 @@ impl Daemon {
             .map(|f| f.location.path.as_str())
             .collect();
         let moved: std::collections::HashSet<&str> =
-            report.quarantined.iter().map(|q| q.path.as_str()).collect();
+            quarantined.iter().map(String::as_str).collect();
         let now = Instant::now();
         for (path, before) in files.iter().zip(before) {
             let Some(&rel) = name_of.get(path.as_path()) else {

@@ -8,6 +8,7 @@
 //! finishes the batch in flight, writes its report and exits 0.
 
 mod batch;
+pub mod link;
 mod quarantine;
 pub mod state;
 pub mod trail;

@@ -12,7 +12,7 @@
 // unsafe here: renameat2 with RENAME_NOREPLACE is called through libc.
 #![allow(unsafe_code)]
 
-use privacy_audit_engine::report::{Quarantined, Report};
+use super::link::{Quarantined, TrailReport};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,13 +20,14 @@ use std::path::{Path, PathBuf};
 /// `disk` maps each report name to the file it names (a name is spelled for reports,
 /// with bytes escaped and leaks masked, so it cannot be opened as it is).
 pub fn move_violations(
-    report: &mut Report,
+    report: &mut TrailReport,
     disk: &HashMap<String, PathBuf>,
     base: &Path,
     batch: u64,
     reports: &Path,
 ) {
     let mut paths: Vec<String> = report
+        .report
         .findings
         .iter()
         .map(|f| f.location.path.clone())
@@ -48,7 +49,7 @@ pub fn move_violations(
             Ok(()) => {
                 let to = to.to_string_lossy().into_owned();
                 log_move(reports, &p, &to);
-                report.quarantined.push(Quarantined { path: p, to });
+                report.trail.quarantined.push(Quarantined { path: p, to });
             }
             Err(e) => tracing::error!(file = %p, error = %e,
                 "cannot quarantine (it must be on the same filesystem, and nothing there \

@@ -5,9 +5,9 @@
 //! report with its sha256, for log shippers — which also anchors the newest report,
 //! the one no later report vouches for yet.
 
+use super::link::TrailReport;
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
-use privacy_audit_engine::report::Report;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -81,7 +81,7 @@ pub fn head(dir: &Path) -> Result<Head> {
 pub fn append(
     dir: &Path,
     head: &mut Head,
-    report: &mut Report,
+    report: &mut TrailReport,
     key: &FingerprintKey,
 ) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -91,8 +91,8 @@ pub fn append(
             Err(e) => tracing::error!(error = %e, "audit.jsonl is still behind the reports"),
         }
     }
-    report.sequence = Some(head.next);
-    report.prev_report_sha256 = head.last_sha256.clone();
+    report.trail.sequence = Some(head.next);
+    report.trail.prev_report_sha256 = head.last_sha256.clone();
     let mut bytes = serde_json::to_vec_pretty(report)
         .map_err(|e| Error::Runtime(format!("report cannot be serialised: {e}")))?;
     bytes.push(b'\n');

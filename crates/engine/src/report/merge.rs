@@ -31,9 +31,6 @@ pub fn merge(reports: Vec<(String, Report)>, rules: &MergeRules<'_>) -> Result<R
     };
     let first_name = guard(&first_name);
     check(&first_name, &merged, rules)?;
-    merged.sequence = None;
-    merged.prev_report_sha256 = None;
-    merged.trail_note = None;
     for (name, r) in iter {
         let name = guard(&name);
         check(&name, &r, rules)?;
@@ -57,8 +54,6 @@ pub fn merge(reports: Vec<(String, Report)>, rules: &MergeRules<'_>) -> Result<R
         merged.files.extend(r.files);
         merged.findings.extend(r.findings);
         merged.suppressed.extend(r.suppressed);
-        merged.removed.extend(r.removed);
-        merged.quarantined.extend(r.quarantined);
         merged.summary.duration_ms += r.summary.duration_ms;
         merged.summary.below_min_confidence += r.summary.below_min_confidence;
     }
@@ -128,9 +123,6 @@ fn remask(r: &mut Report, rules: &MergeRules<'_>) {
         if let Some(reason) = s.reason.as_mut() {
             text(reason);
         }
-    }
-    for p in &mut r.removed {
-        *p = (rules.path)(p);
     }
 }
 

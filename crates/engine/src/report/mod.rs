@@ -102,27 +102,6 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suppressed: Vec<Suppressed>,
     pub summary: Summary,
-    /// Daemon trail: this report's place in the chain and the sha256 of the one before.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sequence: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prev_report_sha256: Option<String>,
-    /// Daemon: what it found of the chain itself before this report (a chain that
-    /// vanished, or lost its newest reports, while the daemon's state remembered them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trail_note: Option<String>,
-    /// Daemon: files that disappeared since they were last judged (deleted or renamed).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub removed: Vec<String>,
-    /// Daemon: violating files moved out of the watched folders, and where to.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub quarantined: Vec<Quarantined>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Quarantined {
-    pub path: String,
-    pub to: String,
 }
 
 /// A file's keyed digest from its sha256 (hex).
@@ -174,11 +153,6 @@ impl Report {
             findings,
             suppressed: Vec::new(),
             summary,
-            sequence: None,
-            prev_report_sha256: None,
-            trail_note: None,
-            removed: Vec::new(),
-            quarantined: Vec::new(),
         }
     }
 
