@@ -5,7 +5,7 @@
 
 use super::{AllowArgs, Cli, Exit};
 use crate::config::Config;
-use crate::finding::guard::guard;
+use crate::guard::guard;
 use crate::report::groups;
 use crate::scan::Scanner;
 use anyhow::Context;
@@ -36,11 +36,7 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
         .ok()
         .map(|abs| crate::provenance::normalize(&abs))
         .and_then(|abs| abs.strip_prefix(&base).ok().map(|r| r.to_path_buf()))
-        .map(|rel| {
-            glob_literal(&crate::finding::guard::path_text(
-                rel.as_os_str().as_encoded_bytes(),
-            ))
-        })
+        .map(|rel| glob_literal(&crate::guard::path_text(rel.as_os_str().as_encoded_bytes())))
         .ok_or_else(|| {
             anyhow::anyhow!(
                 "{} is not under {} (the config's folder)",

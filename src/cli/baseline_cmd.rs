@@ -76,10 +76,7 @@ fn check(
     let acceptance = RunPolicy::for_run(&scanner.config, scanner.key(), &choice, None)?.acceptance;
     let (stale, unused) = acceptance.unmatched(report);
     for (_, path) in &stale {
-        println!(
-            "stale baseline entry: {}",
-            crate::finding::guard::guard(path)
-        );
+        println!("stale baseline entry: {}", crate::guard::guard(path));
     }
     for n in &unused {
         println!("[[allow]] #{n} matches no finding");

@@ -222,7 +222,7 @@ pub fn merge(
 ) -> anyhow::Result<Exit> {
     let mut reports = Vec::with_capacity(paths.len());
     for path in paths {
-        let name = crate::finding::guard::guard(&path.display().to_string());
+        let name = crate::guard::guard(&path.display().to_string());
         let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
         // serde's message can quote the input; only where it failed is said.
         let report: Report = serde_json::from_slice(&bytes).map_err(|e| {

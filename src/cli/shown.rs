@@ -3,7 +3,7 @@
 //! `/home/ana/x``, a pattern with a caret under it): a value there would reach the
 //! terminal and CI logs. Every error passes here on its way out.
 
-use crate::finding::guard::guard;
+use crate::guard::guard;
 
 /// `message` with the regex parser's pattern echo dropped, every quoted span that is
 /// not a plain word masked, and the rest guarded as report text is.

@@ -26,11 +26,11 @@ pub(super) struct InFlight {
 }
 
 /// How the daemon's reports name a file: its absolute path, bytes spelled out (see
-/// `finding::guard::path_text`), a leak in its name masked.
+/// `guard::path_text`), a leak in its name masked.
 pub(super) fn report_name(scanner: &Scanner, path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     scanner
-        .check_name(&privacy_audit_engine::finding::guard::path_text(
+        .check_name(&privacy_audit_engine::guard::path_text(
             path.as_os_str().as_bytes(),
         ))
         .shown
@@ -47,7 +47,7 @@ impl Daemon {
         let items = files
             .iter()
             .map(|p| {
-                let rel = privacy_audit_engine::finding::guard::path_text(p.as_os_str().as_bytes());
+                let rel = privacy_audit_engine::guard::path_text(p.as_os_str().as_bytes());
                 (p.clone(), rel, self.root_of(p))
             })
             .collect();

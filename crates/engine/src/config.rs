@@ -295,7 +295,7 @@ impl Config {
     /// never quotes the line (it may hold a secret).
     pub fn parse(text: &str) -> std::result::Result<Config, String> {
         let config: Config =
-            toml::from_str(text).map_err(|e| crate::finding::guard::toml_error(text, &e))?;
+            toml::from_str(text).map_err(|e| crate::guard::toml_error(text, &e))?;
         config.validate()?;
         Ok(config)
     }

@@ -68,7 +68,7 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 fn shown(path: &std::path::Path) -> String {
-    crate::finding::guard::guard(&crate::finding::guard::path_text(
+    crate::guard::guard(&crate::guard::path_text(
         path.as_os_str().as_encoded_bytes(),
     ))
 }

@@ -13,6 +13,7 @@ pub mod detect;
 pub mod error;
 pub mod finding;
 pub mod formats;
+pub mod guard;
 pub mod hex;
 pub mod provenance;
 pub mod report;

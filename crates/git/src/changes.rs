@@ -5,7 +5,7 @@
 use super::index::{IndexEntry, ParsedIndex};
 use git2::{Delta, DiffOptions, Oid, Repository, Sort, Tree};
 use privacy_audit_engine::error::{Error, Result};
-use privacy_audit_engine::finding::guard::path_text;
+use privacy_audit_engine::guard::path_text;
 use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -307,7 +307,7 @@ pub fn added_by(repo: &Repository, commits: &[Oid]) -> Result<Vec<BlobRef>> {
             let entry = tree.get_path(repo_path(&path)).map_err(|e| {
                 Error::Git(format!(
                     "commit {id} changes `{}`, which its tree does not hold: {}",
-                    privacy_audit_engine::finding::guard::guard(&path_text(&path)),
+                    privacy_audit_engine::guard::guard(&path_text(&path)),
                     e.message()
                 ))
             })?;

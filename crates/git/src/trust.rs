@@ -12,7 +12,7 @@ use super::changes::repo_path;
 use git2::{ObjectType, Oid, Repository, Tree};
 use privacy_audit_engine::config::{Config, LOCAL_CONFIG_NAME};
 use privacy_audit_engine::error::{Error, Result};
-use privacy_audit_engine::finding::guard::{guard, path_text};
+use privacy_audit_engine::guard::{guard, path_text};
 
 /// Where the repository's own files are read from: the tree of the commit the
 /// changes being judged start from (none: the built-in defaults).

@@ -301,7 +301,7 @@ fn path_glob(glob: &str) -> Result<GlobMatcher> {
 /// An `[[allow]]` reason as reports show it: written by a person, it is text like any
 /// other (a value in it is masked) and it cannot move the terminal's cursor.
 fn shown_reason(reason: &str) -> String {
-    crate::finding::guard::guard(reason)
+    crate::guard::guard(reason)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

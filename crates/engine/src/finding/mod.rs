@@ -5,7 +5,6 @@
 //! finding is built; from then on only the masked excerpt and the keyed fingerprint exist.
 
 pub mod fingerprint;
-pub mod guard;
 pub mod redact;
 pub mod why;
 

@@ -2,9 +2,7 @@
 //! value always hides at least half of its characters and never shows more than four.
 
 use crate::finding::Category;
-
-/// Longest mask written; longer values are elided with their length.
-const MAX_MASK_CHARS: usize = 40;
+use crate::guard::mask_keep;
 
 pub fn mask(value: &str, category: Category) -> String {
     if category == Category::Email
@@ -12,13 +10,7 @@ pub fn mask(value: &str, category: Category) -> String {
     {
         return format!("{}@{}", mask_keep(local, 1, false), mask_domain(domain));
     }
-    let n = value.chars().count();
-    let keep = match n {
-        0..=3 => 0,
-        4..=7 => 1,
-        8..=15 => 2,
-        _ => 4,
-    };
+    let keep = crate::guard::kept_for(value.chars().count());
     // Separators help a reader recognise a path, address or number, and reveal nothing.
     let keep_separators = matches!(
         category,
@@ -32,26 +24,6 @@ fn mask_domain(domain: &str) -> String {
         Some((name, tld)) => format!("{}.{}", mask_keep(name, 1, false), tld),
         None => mask_keep(domain, 1, false),
     }
-}
-
-fn mask_keep(value: &str, keep: usize, keep_separators: bool) -> String {
-    let n = value.chars().count();
-    let keep = keep.min(n / 2);
-    let mut out = String::new();
-    for (i, c) in value.chars().enumerate() {
-        if i >= MAX_MASK_CHARS {
-            out.push_str(&format!("…({n} chars)"));
-            break;
-        }
-        if i < keep || (keep_separators && !c.is_alphanumeric() && !c.is_whitespace()) {
-            out.push(c);
-        } else if c == '\n' {
-            out.push('⏎');
-        } else {
-            out.push('*');
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -210,7 +210,7 @@ impl Verifier<'_> {
 pub fn mismatch(claim: &Claim, actual: &str) -> String {
     format!(
         "does not match the file it names, {}: recorded sha256 {}, the file has {actual}",
-        crate::finding::guard::guard(&claim.target),
+        crate::guard::guard(&claim.target),
         claim.expected
     )
 }

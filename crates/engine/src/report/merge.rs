@@ -10,7 +10,7 @@
 
 use super::{REPORT_SCHEMA, Report};
 use crate::error::{Error, Result};
-use crate::finding::guard::guard;
+use crate::guard::guard;
 
 /// What the merge needs of the rules that made the shards.
 pub struct MergeRules<'a> {

@@ -21,7 +21,7 @@ pub struct Sourced {
 
 pub fn parse_rule_file(origin: &str, text: &str) -> Result<Vec<Sourced>> {
     let file: RuleFile = toml::from_str(text)
-        .map_err(|e| Error::rules(origin, crate::finding::guard::toml_error(text, &e)))?;
+        .map_err(|e| Error::rules(origin, crate::guard::toml_error(text, &e)))?;
     Ok(file
         .rules
         .into_iter()

@@ -9,9 +9,9 @@
 use super::file::EXCERPT_CONTEXT;
 use crate::detect::RuleSet;
 use crate::detect::{self, RawMatch, Scratch};
-use crate::finding::guard::guard;
 use crate::finding::redact::mask;
 use crate::formats::Unit;
+use crate::guard::guard;
 use std::collections::HashMap;
 
 /// How far an excerpt's edge moves out to the end of a token cut by the context

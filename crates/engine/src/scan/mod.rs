@@ -207,7 +207,7 @@ impl Scanner {
         let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
         if !meta.is_dir() {
             return Err(Error::invalid(
-                crate::finding::guard::path_text(root.as_os_str().as_encoded_bytes()),
+                crate::guard::path_text(root.as_os_str().as_encoded_bytes()),
                 "not a folder",
             ));
         }
@@ -243,7 +243,7 @@ impl Scanner {
     pub fn scan_shard(&self, root: &Path, rels: &[PathBuf]) -> Result<Report> {
         let mut items = Vec::with_capacity(rels.len());
         for rel in rels {
-            let shown = crate::finding::guard::path_text(rel.as_os_str().as_encoded_bytes());
+            let shown = crate::guard::path_text(rel.as_os_str().as_encoded_bytes());
             let plain = rel
                 .components()
                 .all(|c| matches!(c, std::path::Component::Normal(_)));

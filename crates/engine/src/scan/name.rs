@@ -8,10 +8,10 @@
 use super::{Scanner, layers};
 use crate::detect::confidence::{self, Alone, Assessment, Context, Role};
 use crate::detect::{self, RawMatch};
-use crate::finding::guard::guard;
 use crate::finding::redact::mask;
 use crate::finding::{Category, Finding, Location};
 use crate::formats::{Encoding, Unit};
+use crate::guard::guard;
 
 /// A report name with what it leaks masked, and the findings for it.
 pub struct NameCheck {

@@ -68,7 +68,7 @@ pub fn display_rel(root: &Path, path: &Path, root_is_dir: bool, prefix_root: boo
         path
     };
     use std::os::unix::ffi::OsStrExt;
-    crate::finding::guard::path_text(rel.as_os_str().as_bytes())
+    crate::guard::path_text(rel.as_os_str().as_bytes())
 }
 
 /// Calls `visit` from several threads for every entry under `roots`.

@@ -10,8 +10,6 @@
 //! `@` inside it), and a piece of it between `/ : .` is masked when it is long and
 //! mixed like a key (hex of 20+ characters, or 16+ characters of letters and digits).
 
-use super::redact::mask;
-use crate::finding::Category;
 use crate::unicode::{Reading, reading};
 
 /// Pieces shorter than this are words, numbers or short ids, not keys.
@@ -155,7 +153,7 @@ pub fn guard(text: &str) -> String {
 
 fn push_run(out: &mut String, run: &str) {
     if run_is_disguised(run) {
-        out.push_str(&mask(run, Category::Secret));
+        out.push_str(&mask_token(run));
         return;
     }
     let mut start = 0;
@@ -172,7 +170,7 @@ fn push_run(out: &mut String, run: &str) {
 fn push_piece(out: &mut String, piece: &str) {
     // A piece already masked by a rule (`ab****`) is left as it is.
     if piece_is_token(piece) && !piece.contains('*') {
-        out.push_str(&mask(piece, Category::Secret));
+        out.push_str(&mask_token(piece));
     } else {
         out.push_str(piece);
     }
@@ -231,13 +229,13 @@ fn mask_quoted(message: &str) -> String {
         out.push_str(&guard(&rest[..i]));
         let after = &rest[i + 1..];
         let Some(j) = after.find(quote) else {
-            out.push_str(&super::redact::mask(after, super::Category::Secret));
+            out.push_str(&mask_token(after));
             return out;
         };
         let inner = &after[..j];
         out.push(quote);
         if quote == '"' {
-            out.push_str(&super::redact::mask(inner, super::Category::Secret));
+            out.push_str(&mask_token(inner));
         } else {
             out.push_str(&guard(inner));
         }
@@ -245,6 +243,48 @@ fn mask_quoted(message: &str) -> String {
         rest = &after[j + 1..];
     }
     out.push_str(&guard(rest));
+    out
+}
+
+/// Longest mask written; longer values are elided with their length.
+const MAX_MASK_CHARS: usize = 40;
+
+/// How many leading characters a mask of `n` characters keeps: never more than four,
+/// never half.
+pub fn kept_for(n: usize) -> usize {
+    match n {
+        0..=3 => 0,
+        4..=7 => 1,
+        8..=15 => 2,
+        _ => 4,
+    }
+}
+
+/// `value` masked as a token: its first characters (see [`kept_for`]) and a star for
+/// each of the rest.
+pub fn mask_token(value: &str) -> String {
+    mask_keep(value, kept_for(value.chars().count()), false)
+}
+
+/// `value` with its first `keep` characters (at most half) shown, separators too when
+/// `keep_separators`, and every other character a star.
+pub fn mask_keep(value: &str, keep: usize, keep_separators: bool) -> String {
+    let n = value.chars().count();
+    let keep = keep.min(n / 2);
+    let mut out = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if i >= MAX_MASK_CHARS {
+            out.push_str(&format!("…({n} chars)"));
+            break;
+        }
+        if i < keep || (keep_separators && !c.is_alphanumeric() && !c.is_whitespace()) {
+            out.push(c);
+        } else if c == '\n' {
+            out.push('⏎');
+        } else {
+            out.push('*');
+        }
+    }
     out
 }
 
