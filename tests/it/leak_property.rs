@@ -17,17 +17,6 @@ fn scanner(key: [u8; 32]) -> Scanner {
     Scanner::from_config(Config::default(), FingerprintKey::from_bytes(key)).expect("scanner")
 }
 
-fn value() -> impl Strategy<Value = String> {
-    prop_oneof![
-        crate::util::values::email(),
-        crate::util::values::aws_key(),
-        (11u8..99, 1u8..254, 1u8..254, 2u8..254)
-            .prop_map(|(a, b, c, d)| format!("{a}.{b}.{c}.{d}")),
-        ("[a-z]{4,10}", "[a-z]{3,8}").prop_map(|(u, f)| format!("/home/{u}/runs/{f}.json")),
-        ("[a-z]{3,8}", 2u16..250).prop_map(|(h, n)| format!("gpu-{n}.{h}.internal")),
-    ]
-}
-
 /// The value in each format, as (file name, bytes).
 fn embeddings(v: &str) -> Vec<(&'static str, Vec<u8>)> {
     use base64::Engine;
@@ -57,7 +46,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
     #[test]
-    fn no_rendering_holds_a_value_in_full(v in value()) {
+    fn no_rendering_holds_a_value_in_full(v in crate::util::values::any_value()) {
         for (name, bytes) in embeddings(&v) {
             let outcome = SCANNER.scan_blob(name, bytes);
             prop_assert!(!outcome.findings.is_empty(), "{name}: `{v}` was not detected");

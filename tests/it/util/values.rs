@@ -16,3 +16,16 @@ pub fn email() -> impl Strategy<Value = String> {
 pub fn aws_key() -> impl Strategy<Value = String> {
     "[A-Z2-7]{16}".prop_map(|s| format!("AKIA{s}"))
 }
+
+/// One value of each category the no-leak properties plant: an address, a key, a
+/// public IP, a home path, an internal host.
+pub fn any_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        email(),
+        aws_key(),
+        (11u8..99, 1u8..254, 1u8..254, 2u8..254)
+            .prop_map(|(a, b, c, d)| format!("{a}.{b}.{c}.{d}")),
+        ("[a-z]{5,10}", "[a-z]{3,8}").prop_map(|(u, f)| format!("/home/{u}/runs/{f}")),
+        ("[a-z]{3,8}", 2u16..250).prop_map(|(h, n)| format!("gpu-{n}.{h}.internal")),
+    ]
+}

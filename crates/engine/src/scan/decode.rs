@@ -2,6 +2,7 @@
 //! percent-encoding. Each layer becomes a new [`Unit`] scanned like the first, pinned to
 //! the position of the encoded run; depth and decoded bytes are bounded per file.
 
+use super::escaped::escaped_layer;
 use crate::formats::{Encoding, Segment, Unit};
 use crate::source::gzip::gunzip;
 use base64::Engine;
@@ -140,53 +141,6 @@ pub fn percent_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         first_escape,
         percent_decode,
     )
-}
-
-/// Decoded copies of `unit`'s segments where `first` finds an escape, each pinned to
-/// where its first escape starts; a decoding that changes nothing adds nothing.
-pub(super) fn escaped_layer(
-    unit: &Unit,
-    budget: &mut usize,
-    encoding: Encoding,
-    first: fn(&[u8]) -> Option<usize>,
-    decode: fn(&[u8]) -> Vec<u8>,
-) -> Option<Unit> {
-    // One pass over the whole unit first: most hold no escape at all, and a call per
-    // short segment cost more than the search.
-    let from = segment_from(unit, first(&unit.text)?);
-    let mut out = child(unit, encoding);
-    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
-        let text = &unit.text[seg.start..seg.end];
-        if first(text).is_none() {
-            continue;
-        }
-        // Line by line: a layer piece is pinned where its first escape is, so a piece
-        // spanning lines would report every later line's finding on that one.
-        for (offset, line) in lines(text) {
-            let Some(at) = first(line) else {
-                continue;
-            };
-            let decoded = decode(line);
-            if decoded.len() > *budget || decoded == line {
-                continue;
-            }
-            *budget -= decoded.len();
-            push_pinned(&mut out, unit, i, seg.start + offset + at, &decoded);
-        }
-    }
-    (!out.segments.is_empty()).then_some(out)
-}
-
-/// The lines of `text` (split at `\n`, which stays with its line) and where each starts.
-pub(super) fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        let rest = text.get(at..).filter(|r| !r.is_empty())?;
-        let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |n| n + 1);
-        let start = at;
-        at += len;
-        Some((start, &rest[..len]))
-    })
 }
 
 /// Shortest piece of a token that counts as wrapped when a line ends with it.

@@ -9,7 +9,8 @@
 //! the rest of the segment is blanked, so a plain value beside an unrelated full-width
 //! comma is not reported a second time.
 
-use super::decode::{child, lines, push_pinned, segment_from};
+use super::decode::{child, push_pinned, segment_from};
+use super::escaped::lines;
 use crate::formats::{Encoding, Unit};
 use crate::unicode::{Reading, reading};
 

@@ -4,7 +4,7 @@
 //! that loads it, so it is judged as that. Segments holding an escape are decoded into a
 //! layer of their own, pinned to where the escape starts.
 
-use super::decode::escaped_layer;
+use super::escaped::escaped_layer;
 use crate::formats::{Encoding, Unit};
 
 /// Decoded copies of `unit`'s segments that hold a backslash escape of a character.

@@ -12,6 +12,7 @@ mod baseline_file;
 pub mod decode;
 mod defang;
 pub mod disguise;
+mod escaped;
 mod escapes;
 mod excerpt;
 pub mod file;

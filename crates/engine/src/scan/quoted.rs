@@ -6,7 +6,7 @@
 //! escape counts only inside a token (a token character on both sides) or when it
 //! spells a byte of a UTF-8 sequence; a soft break only between two token characters.
 
-use super::decode::{child, lines, push_pinned, segment_from};
+use super::escaped::{escaped_lines_layer, lines};
 use crate::formats::{Encoding, Unit};
 
 fn hex(b: u8) -> Option<u8> {
@@ -88,26 +88,14 @@ fn logical_lines(text: &[u8]) -> Vec<(usize, &[u8])> {
 
 /// Decoded copies of the lines of `unit` that hold a quoted-printable escape.
 pub fn quoted_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let from = segment_from(unit, first(&unit.text)?);
-    let mut out = child(unit, Encoding::QuotedPrintable);
-    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
-        let text = &unit.text[seg.start..seg.end];
-        if first(text).is_none() {
-            continue;
-        }
-        for (offset, line) in logical_lines(text) {
-            let Some(at) = first(line) else {
-                continue;
-            };
-            let decoded = decode(line);
-            if decoded.len() > *budget {
-                continue;
-            }
-            *budget -= decoded.len();
-            push_pinned(&mut out, unit, i, seg.start + offset + at, &decoded);
-        }
-    }
-    (!out.segments.is_empty()).then_some(out)
+    escaped_lines_layer(
+        unit,
+        budget,
+        Encoding::QuotedPrintable,
+        first,
+        decode,
+        logical_lines,
+    )
 }
 
 #[cfg(test)]
