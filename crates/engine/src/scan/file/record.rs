@@ -254,7 +254,16 @@ fn starts_a_comment(text: &[u8], offset: usize) -> bool {
 /// decision. The most confident reading stays, the first of equals. Built-in checks'
 /// problems are each their own, wherever they sit.
 pub(super) fn one_per_place(findings: &mut Vec<Finding>, is_check: impl Fn(&str) -> bool) {
-    use std::collections::HashMap;
+    use std::collections::{HashMap, HashSet};
+    // Most files have no two findings of one rule at one place: said without asking
+    // which rules are checks.
+    let mut places = HashSet::with_capacity(findings.len());
+    if findings
+        .iter()
+        .all(|f| places.insert((f.rule_id.as_str(), f.location.line, f.location.column)))
+    {
+        return;
+    }
     let mut best: HashMap<(&str, Option<u32>, Option<u32>), usize> = HashMap::new();
     let mut checks = 0;
     for (i, f) in findings.iter().enumerate() {
