@@ -318,12 +318,7 @@ pub fn entity_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
 mod tests {
     use super::*;
 
-    fn layer(text: &str, f: fn(&Unit, &mut usize) -> Option<Unit>) -> Option<String> {
-        let mut unit = Unit::default();
-        unit.push_plain(text.as_bytes(), 0, None);
-        let out = f(&unit, &mut usize::MAX.clone())?;
-        Some(String::from_utf8_lossy(&out.text).trim().to_string())
-    }
+    use crate::scan::layers::peeled as layer;
 
     #[test]
     fn disguises_are_undone() {

@@ -103,10 +103,7 @@ mod tests {
     use super::*;
 
     fn layer(text: &str) -> Option<String> {
-        let mut unit = Unit::default();
-        unit.push_plain(text.as_bytes(), 0, None);
-        let out = quoted_layer(&unit, &mut usize::MAX.clone())?;
-        Some(String::from_utf8_lossy(&out.text).trim().to_string())
+        crate::scan::layers::peeled(text, quoted_layer)
     }
 
     #[test]
