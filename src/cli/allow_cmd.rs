@@ -46,7 +46,9 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
         })?;
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?;
-    let report = scanner.scan_paths(std::slice::from_ref(&file), None)?;
+    let everything = crate::acceptance::RunPolicy::everything(scanner.key())?;
+    let roots = std::slice::from_ref(&file);
+    let report = crate::run::run(&scanner, &crate::run::Walk { roots }, &everything, None)?;
     let here = report
         .findings
         .iter()

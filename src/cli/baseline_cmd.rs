@@ -17,7 +17,10 @@ pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exi
     };
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?;
-    let report = scanner.scan_paths(&args.paths, None)?;
+    // A baseline records what is there: nothing accepted, every confidence.
+    let everything = RunPolicy::everything(scanner.key())?;
+    let source = crate::run::Walk { roots: &args.paths };
+    let report = crate::run::run(&scanner, &source, &everything, None)?;
     if report.incomplete() {
         super::scan_cmd::exit_for(&report, crate::finding::Severity::Low);
         anyhow::bail!("the scan was incomplete; no baseline written");

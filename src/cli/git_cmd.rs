@@ -68,11 +68,10 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
         // Commits are judged, not the index.
         index_file: None,
     };
-    let mut report = door.commits(&commits, &tags)?;
-    if matches!(range, Range::All) {
-        door.tagged(&mut report)?;
-    }
-    super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
+    let mut changes = door.commits(&commits, &tags)?;
+    changes.tagged = matches!(range, Range::All);
+    let policy = super::policy(&scanner, &args.accept)?;
+    let report = crate::run::run(&scanner, &changes, &policy, None)?;
     super::scan_cmd::emit(
         &report,
         args.out.format,
@@ -150,17 +149,15 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
             }
         }
         let tags = changes::tags_among(&repo, &changes::pushed_ids(&stdin));
-        let mut report = door.commits(&commits, &tags)?;
-        door.scan_refs(
-            &mut report,
-            &changes::pushed_ref_names(&stdin, args.pre_push),
-        );
-        (report, if args.pre_push { "push" } else { "update" })
+        let mut changes = door.commits(&commits, &tags)?;
+        changes.refs = changes::pushed_ref_names(&stdin, args.pre_push);
+        (changes, if args.pre_push { "push" } else { "update" })
     } else {
         (door.staged()?, "commit")
     };
-    let (mut report, action) = what;
-    super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
+    let (changes, action) = what;
+    let policy = super::policy(&scanner, &args.accept)?;
+    let report = crate::run::run(&scanner, &changes, &policy, None)?;
     if let Some(format) = args.format {
         super::scan_cmd::write_report(&report, format, &scanner.rules, &repo_style(&repo), None)?;
     }

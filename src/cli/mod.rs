@@ -12,7 +12,6 @@ mod scan_cmd;
 pub mod settings;
 mod shown;
 
-use crate::config::Config;
 use crate::error::Error;
 use crate::finding::fingerprint::FingerprintKey;
 use crate::scan::Mode;
@@ -194,22 +193,18 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
     }
 }
 
-/// Moves accepted findings (baseline, `[[allow]]`) out of the failing set and drops
-/// what is less sure than the run reports: [`crate::acceptance::RunPolicy`], from the flags.
-pub fn accept(
-    report: &mut crate::report::Report,
-    config: &Config,
-    key: &FingerprintKey,
+/// What the run accepts (baseline, `[[allow]]`) and the least confidence it reports:
+/// [`crate::acceptance::RunPolicy`], from the flags.
+pub fn policy(
+    scanner: &crate::scan::Scanner,
     args: &AcceptArgs,
-) -> anyhow::Result<()> {
-    crate::acceptance::RunPolicy::for_run(
-        config,
-        key,
+) -> anyhow::Result<crate::acceptance::RunPolicy> {
+    Ok(crate::acceptance::RunPolicy::for_run(
+        &scanner.config,
+        scanner.key(),
         &args.baseline_choice(),
         args.min_confidence,
-    )?
-    .apply(report);
-    Ok(())
+    )?)
 }
 
 pub fn load_key(cli: &Cli) -> Result<FingerprintKey, Error> {

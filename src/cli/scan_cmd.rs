@@ -24,6 +24,7 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
     if let Some(n) = args.threads {
         scanner = scanner.with_threads(n);
     }
+    let policy = super::policy(&scanner, &args.accept)?;
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
     let progress = Progress::default();
     let done = AtomicBool::new(false);
@@ -31,7 +32,8 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
         if show_progress {
             s.spawn(|| progress_line(&progress, &done));
         }
-        let r = scanner.scan_paths(&args.paths, Some(&progress));
+        let source = crate::run::Walk { roots: &args.paths };
+        let r = crate::run::run(&scanner, &source, &policy, Some(&progress));
         done.store(true, Ordering::Relaxed);
         r
     })?;
@@ -44,8 +46,6 @@ pub fn run(cli: &Cli, config: Config, args: &ScanArgs, mode: Mode) -> anyhow::Re
     if args.stats {
         print_stats(&scanner.cache, &report);
     }
-    let mut report = report;
-    super::accept(&mut report, &scanner.config, scanner.key(), &args.accept)?;
     emit(
         &report,
         args.out.format,

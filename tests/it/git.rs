@@ -313,6 +313,36 @@ fn a_changed_file_without_its_manifest_is_caught() {
     assert!(stderr(&out).contains("provenance.hash_mismatch"));
 }
 
+/// A manifest committed with a wrong hash: `scan-git` names the commit that brought the
+/// claim, as it does for any finding in a file.
+#[test]
+fn a_broken_claim_in_history_names_its_commit() {
+    let s = Sandbox::new();
+    let repo = s.repo();
+    write(&repo, "data/a.txt", "one\n");
+    // The hash of other bytes: a real hash, not a placeholder.
+    let other = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(b"two\n")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    write(&repo, "data/SHA256SUMS", format!("{other}  a.txt\n"));
+    s.commit_all(&repo, &["data", "--no-verify"]);
+    let bad = s.ok(&repo, &["rev-parse", "HEAD"]);
+    let run = s.bin(&repo, &["scan-git", "--all", "--format", "json"]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    let findings = report["findings"].as_array().expect("findings");
+    let claim = findings
+        .iter()
+        .find(|f| f["rule_id"] == "provenance.hash_mismatch")
+        .expect("the wrong hash is found");
+    assert_eq!(claim["commit"], bad.as_str());
+    assert_eq!(claim["path"], "data/SHA256SUMS");
+}
+
 /// Three commits pushed at once, the middle one leaking (made with --no-verify): the
 /// pre-push hook refuses the push, and `scan-git` names the commit.
 #[test]

@@ -22,7 +22,7 @@ pub(super) struct InFlight {
     before: Vec<Option<Stamp>>,
     /// Report names back to the files they name.
     disk: HashMap<String, PathBuf>,
-    pub scan: tokio::task::JoinHandle<Report>,
+    pub scan: tokio::task::JoinHandle<privacy_audit_engine::Result<Report>>,
 }
 
 /// How the daemon's reports name a file: its absolute path, bytes spelled out (see
@@ -63,7 +63,11 @@ impl Daemon {
     pub(super) fn start_batch(&mut self, files: Vec<PathBuf>) -> InFlight {
         let (items, disk, before) = self.prepare(&files);
         let scanner = Arc::clone(&self.setup.scanner);
-        let scan = tokio::task::spawn_blocking(move || scanner.scan_files(&items));
+        let policy = Arc::clone(&self.setup.policy);
+        let scan = tokio::task::spawn_blocking(move || {
+            let files = privacy_audit_engine::run::FileList { items: &items };
+            privacy_audit_engine::run::run(&scanner, &files, &policy, None)
+        });
         InFlight {
             files,
             before,
@@ -75,8 +79,16 @@ impl Daemon {
     /// Judges `files` in place (before the loop runs, at start and stop).
     pub(super) fn write_batch(&mut self, files: Vec<PathBuf>) {
         let (items, disk, before) = self.prepare(&files);
-        let report = self.setup.scanner.scan_files(&items);
-        self.finish_batch(files, before, &disk, report);
+        let source = privacy_audit_engine::run::FileList { items: &items };
+        match privacy_audit_engine::run::run(&self.setup.scanner, &source, &self.setup.policy, None)
+        {
+            Ok(report) => self.finish_batch(files, before, &disk, report),
+            // A list of files is read whole or not at all; unread, they stay queued.
+            Err(e) => {
+                tracing::error!(error = %e, "a batch scan failed; its files will be judged again");
+                self.queue.overflowed = true;
+            }
+        }
     }
 
     /// Records a batch whose scan came back.
@@ -89,10 +101,8 @@ impl Daemon {
         files: Vec<PathBuf>,
         before: Vec<Option<Stamp>>,
         disk: &HashMap<String, PathBuf>,
-        mut report: Report,
+        report: Report,
     ) {
-        self.setup.acceptance.apply(&mut report);
-        report.keep_confident(self.setup.config.scan.min_confidence);
         let trail = Trail {
             removed: std::mem::take(&mut self.removed),
             trail_note: self.trail_note.take(),

@@ -15,7 +15,7 @@ pub mod trail;
 pub mod verify;
 pub mod watch;
 
-use privacy_audit_engine::acceptance::{Acceptance, BaselineChoice, RunPolicy};
+use privacy_audit_engine::acceptance::{BaselineChoice, RunPolicy};
 use privacy_audit_engine::config::Config;
 use privacy_audit_engine::error::{Error, Result};
 use privacy_audit_engine::finding::fingerprint::FingerprintKey;
@@ -38,7 +38,8 @@ struct Setup {
     config: Config,
     /// Shared with the batch being scanned on the blocking pool.
     scanner: std::sync::Arc<Scanner>,
-    acceptance: Acceptance,
+    /// Shared with the batch being scanned, like the scanner.
+    policy: std::sync::Arc<RunPolicy>,
     excludes: Excludes,
     roots: Vec<PathBuf>,
 }
@@ -75,11 +76,10 @@ impl Setup {
             std::sync::Arc::new(Scanner::from_config(config.clone(), key)?.with_cache(cache));
         // The scanner's key carries the config's [team] key, which baselines match.
         let policy = RunPolicy::for_run(&config, scanner.key(), &BaselineChoice::Configured, None)?;
-        let acceptance = policy.acceptance;
         Ok(Setup {
             config,
             scanner,
-            acceptance,
+            policy: std::sync::Arc::new(policy),
             excludes,
             roots,
         })
@@ -470,9 +470,13 @@ impl Daemon {
 /// The scan of the batch in flight; never resolves when there is none.
 async fn scanned(
     in_flight: &mut Option<batch::InFlight>,
-) -> std::result::Result<privacy_audit_engine::report::Report, tokio::task::JoinError> {
+) -> std::result::Result<privacy_audit_engine::report::Report, String> {
     match in_flight {
-        Some(batch) => (&mut batch.scan).await,
+        Some(batch) => match (&mut batch.scan).await {
+            Ok(Ok(report)) => Ok(report),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(e) => Err(e.to_string()),
+        },
         None => std::future::pending().await,
     }
 }

@@ -1,10 +1,11 @@
 //! privacy-audit's engine: everything that judges data, and nothing that drives it (no
 //! command line, git or daemon; those crates call in, never the other way).
 //!
-//! Data flows one way: [`source::walk`] → [`source::read`] / [`formats`] (bytes, decoding,
-//! positions) → [`detect`] (spans) → [`scan::file`] (masked, fingerprinted findings) →
-//! [`acceptance`] (baseline, allow, verdict) → [`report`] (json, human, sarif). Rules are
-//! data ([`rules`]).
+//! Data flows one way: a [`run::Source`] (a folder walk, a file list, a door's own) →
+//! [`source::read`] / [`formats`] (bytes, decoding, positions) → [`detect`] (spans) →
+//! [`scan`] (masked, fingerprinted findings and hash claims, one unit at a time) →
+//! [`run`] (claims checked, [`acceptance`] applied) → [`report`] (json, human, sarif).
+//! Rules are data ([`rules`]).
 
 pub mod acceptance;
 pub mod bytemask;
@@ -18,6 +19,7 @@ pub mod hex;
 pub mod provenance;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod scan;
 pub mod schema;
 pub mod source;

@@ -88,8 +88,8 @@ impl NativeScanner {
     /// `privacy-audit scan PATH --format json`: the report and the exit code.
     fn scan_path(&self, py: Python<'_>, path: PathBuf) -> PyResult<(String, i32)> {
         py.detach(|| {
-            let report = self.scanner.scan_paths(&[path], None).map_err(err)?;
-            self.finish(report)
+            let roots = [path];
+            self.run(&privacy_audit::run::Walk { roots: &roots })
         })
     }
 
@@ -107,8 +107,8 @@ impl NativeScanner {
         rels: Vec<PathBuf>,
     ) -> PyResult<(String, i32)> {
         py.detach(|| {
-            let report = self.scanner.scan_shard(&root, &rels).map_err(err)?;
-            self.finish(report)
+            let items = privacy_audit::run::shard(&root, &rels).map_err(err)?;
+            self.run(&privacy_audit::run::FileList { items: &items })
         })
     }
 
@@ -119,13 +119,19 @@ impl NativeScanner {
 }
 
 impl NativeScanner {
-    /// Baseline, `[[allow]]` and `min_confidence`, as `scan` applies them.
-    fn finish(&self, mut report: Report) -> PyResult<(String, i32)> {
+    /// The one run over `source`, with baseline, `[[allow]]` and `min_confidence` as
+    /// `scan` applies them: the report and the exit code.
+    fn run<S: privacy_audit::run::Source>(&self, source: &S) -> PyResult<(String, i32)> {
         let config = &self.scanner.config;
         let choice = privacy_audit::acceptance::BaselineChoice::Configured;
-        privacy_audit::acceptance::RunPolicy::for_run(config, self.scanner.key(), &choice, None)
-            .map_err(err)?
-            .apply(&mut report);
+        let policy = privacy_audit::acceptance::RunPolicy::for_run(
+            config,
+            self.scanner.key(),
+            &choice,
+            None,
+        )
+        .map_err(err)?;
+        let report = privacy_audit::run::run(&self.scanner, source, &policy, None).map_err(err)?;
         let code = exit_code(&report, config);
         Ok((serde_json::to_string(&report).map_err(err)?, code))
     }

@@ -245,23 +245,24 @@ impl Acceptance {
         (stale, unused)
     }
 
-    /// Moves accepted findings from `findings` to `suppressed` and recounts the summary.
-    pub fn apply(&self, report: &mut Report) {
+    /// Parts `findings` into those still reported and those accepted, each with what
+    /// accepted it and why.
+    pub fn split(&self, findings: Vec<Finding>) -> (Vec<Finding>, Vec<Suppressed>) {
         if self.baseline.is_empty() && self.allow.is_empty() {
-            return;
+            return (findings, Vec::new());
         }
-        let findings = std::mem::take(&mut report.findings);
+        let (mut kept, mut suppressed) = (Vec::new(), Vec::new());
         for f in findings {
             match self.accepted_by(&f) {
-                Some((by, reason)) => report.suppressed.push(Suppressed {
+                Some((by, reason)) => suppressed.push(Suppressed {
                     finding: f,
                     by: by.to_string(),
                     reason,
                 }),
-                None => report.findings.push(f),
+                None => kept.push(f),
             }
         }
-        report.recount();
+        (kept, suppressed)
     }
 }
 

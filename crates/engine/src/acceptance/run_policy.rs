@@ -6,8 +6,9 @@ use super::{Acceptance, Baseline};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::finding::Confidence;
+use crate::finding::Finding;
 use crate::finding::fingerprint::FingerprintKey;
-use crate::report::Report;
+use crate::report::{Settled, groups};
 use std::path::PathBuf;
 
 /// Which baseline a run uses.
@@ -54,10 +55,28 @@ impl RunPolicy {
         })
     }
 
-    /// Moves what is accepted out of the failing set, then drops what is less sure
-    /// than the run reports (counted in the summary).
-    pub fn apply(&self, report: &mut Report) {
-        self.acceptance.apply(report);
-        report.keep_confident(self.min_confidence);
+    /// A run that accepts nothing and reports every confidence (what `baseline` and
+    /// `allow` scan with: they record what is there).
+    pub fn everything(key: &FingerprintKey) -> Result<RunPolicy> {
+        Ok(RunPolicy {
+            acceptance: Acceptance::new(None, &[], key)?,
+            min_confidence: Confidence::Low,
+        })
+    }
+
+    /// What is accepted moves out of the failing set (keeping the group it had among
+    /// all findings), then what is less sure than the run reports is counted and
+    /// dropped.
+    pub fn settle(&self, mut findings: Vec<Finding>) -> Settled {
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        groups::assign(&mut findings);
+        let (mut kept, suppressed) = self.acceptance.split(findings);
+        let before = kept.len();
+        kept.retain(|f| f.confidence >= self.min_confidence);
+        Settled {
+            below_min_confidence: before - kept.len(),
+            findings: kept,
+            suppressed,
+        }
     }
 }

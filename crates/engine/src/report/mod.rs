@@ -55,7 +55,7 @@ impl Default for Tool {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub files_scanned: usize,
     pub files_skipped: usize,
@@ -112,48 +112,57 @@ pub fn keyed_file_digest(
     key.fingerprint("privacy-audit.file", sha256.as_bytes()).0
 }
 
+/// A run's findings once acceptance had its say: what is reported, what was accepted
+/// on purpose, and how many were less sure than the run reports.
+#[derive(Debug, Default)]
+pub struct Settled {
+    pub findings: Vec<Finding>,
+    pub suppressed: Vec<Suppressed>,
+    pub below_min_confidence: usize,
+}
+
 impl Report {
+    /// A report of `findings` with nothing accepted.
     pub fn new(
         ruleset_sha256: String,
         started: std::time::SystemTime,
         duration: std::time::Duration,
-        mut files: Vec<FileRecord>,
-        mut findings: Vec<Finding>,
+        files: Vec<FileRecord>,
+        findings: Vec<Finding>,
     ) -> Report {
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        groups::assign(&mut findings);
-        let mut by_category = BTreeMap::new();
-        for f in &findings {
-            *by_category
-                .entry(f.category.as_str().to_string())
-                .or_insert(0) += 1;
-        }
-        let files_skipped = files
-            .iter()
-            .filter(|f| f.status == FileStatus::Skipped)
-            .count();
-        let summary = Summary {
-            files_scanned: files.len() - files_skipped,
-            files_skipped,
-            findings: findings.len(),
-            by_category,
-            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
-            baselined: 0,
-            allowed: 0,
-            below_min_confidence: 0,
+        let settled = Settled {
+            findings,
+            ..Settled::default()
         };
-        Report {
+        Report::build(ruleset_sha256, started, duration, files, settled)
+    }
+
+    /// The report of a run: built once, from what it found and what acceptance made
+    /// of that.
+    pub fn build(
+        ruleset_sha256: String,
+        started: std::time::SystemTime,
+        duration: std::time::Duration,
+        files: Vec<FileRecord>,
+        settled: Settled,
+    ) -> Report {
+        let mut report = Report {
             schema: REPORT_SCHEMA.into(),
             tool: Tool::default(),
             ruleset_sha256,
             started_at: time::rfc3339(started),
             finished_at: time::rfc3339(started + duration),
             files,
-            findings,
-            suppressed: Vec::new(),
-            summary,
-        }
+            findings: settled.findings,
+            suppressed: settled.suppressed,
+            summary: Summary {
+                duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                below_min_confidence: settled.below_min_confidence,
+                ..Summary::default()
+            },
+        };
+        report.refresh();
+        report
     }
 
     /// Replaces each file's `sha256` with its keyed digest under `key` (see
@@ -164,14 +173,6 @@ impl Report {
                 f.keyed_sha256 = Some(keyed_file_digest(key, &sha256));
             }
         }
-    }
-
-    /// Drops the findings less sure than `min`, counting them in the summary.
-    pub fn keep_confident(&mut self, min: crate::finding::Confidence) {
-        let before = self.findings.len();
-        self.findings.retain(|f| f.confidence >= min);
-        self.summary.below_min_confidence += before - self.findings.len();
-        self.recount();
     }
 
     /// Sorts and counts again after files and findings were added.

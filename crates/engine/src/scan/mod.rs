@@ -1,11 +1,10 @@
-//! The engine's front door: walk → read/decode → detect and audit → verify claims →
-//! report.
+//! Judging one unit: read/decode → detect and audit → masked, fingerprinted findings
+//! and the hash claims it makes.
 //!
 //! A [`Scanner`] is built once per run (config, compiled rules, fingerprint key, hash
-//! cache) and is shared by every worker thread. Provenance claims are collected while
-//! files are read and verified once the walk is over, because a manifest may name a
-//! file the walk has not reached yet. Other doors (git, daemon) call
-//! [`Scanner::scan_blob`] with bytes they obtained themselves.
+//! cache) and is shared by every worker thread. It judges one unit at a time — a file
+//! on disk ([`Scanner::scan_path`]), bytes a door obtained ([`Scanner::scan_blob`]), a
+//! name ([`Scanner::check_name`]); [`crate::run`] drives it over a whole source.
 
 pub mod audit;
 mod baseline_file;
@@ -28,26 +27,15 @@ mod stream;
 use crate::config::Config;
 use crate::detect::RuleSet;
 use crate::error::{Error, Result};
+use crate::finding::Finding;
 use crate::finding::fingerprint::FingerprintKey;
-use crate::finding::{Category, Finding};
+use crate::provenance::Claim;
 use crate::provenance::cache::HashCache;
-use crate::provenance::{Claim, ClaimSite, SeenFile, Verifier};
 use crate::report::{FileRecord, Report};
-use crate::source::read::Skipped;
 use crate::source::walk::{Entry, Excludes};
 use audit::AuditConfig;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::time::{Instant, SystemTime};
-
-/// What the walk hands back for one entry.
-enum Visited {
-    Read(FileOutcome, Option<(PathBuf, ClaimSite)>),
-    /// Provenance mode passes over files that cannot hold hashes; they still count for
-    /// `--strict` manifest completeness.
-    Unread(SeenFile),
-}
+use std::sync::atomic::AtomicU64;
 
 /// Counters a progress display may read while a scan runs.
 #[derive(Default)]
@@ -151,55 +139,6 @@ impl Scanner {
         self
     }
 
-    /// Scans files and folders. A path that does not exist is an error (exit 2); a file
-    /// that cannot be read is listed as skipped and marks the report incomplete.
-    pub fn scan_paths(&self, roots: &[PathBuf], progress: Option<&Progress>) -> Result<Report> {
-        for root in roots {
-            std::fs::symlink_metadata(root).map_err(|e| Error::io(root, e))?;
-        }
-        let started = SystemTime::now();
-        let clock = Instant::now();
-        let (tx, rx) = mpsc::channel::<Visited>();
-        let visit = |entry: Entry| {
-            let visited = match entry {
-                Entry::File { path, rel, root } => {
-                    let site = ClaimSite {
-                        dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-                        root,
-                    };
-                    if self.wants(&path) {
-                        Visited::Read(self.scan_path(&path, rel), Some((path, site)))
-                    } else {
-                        Visited::Unread(SeenFile { disk: path, rel })
-                    }
-                }
-                Entry::Skip { rel, reason } => {
-                    let skip = Skipped {
-                        reason,
-                        sha256: None,
-                        bytes: 0,
-                        stamp: None,
-                    };
-                    // A link's or a FIFO's name is a name like any other: judged,
-                    // and shown masked.
-                    let named = self.check_name(&rel);
-                    let mut outcome = self.skipped(named.shown, skip);
-                    outcome.findings.extend(named.findings);
-                    Visited::Read(outcome, None)
-                }
-            };
-            if let (Some(p), Visited::Read(outcome, _)) = (progress, &visited) {
-                p.files.fetch_add(1, Ordering::Relaxed);
-                p.bytes.fetch_add(outcome.record.bytes, Ordering::Relaxed);
-            }
-            // The receiver outlives the walk; a send cannot fail before it ends.
-            let _ = tx.send(visited);
-        };
-        crate::source::walk::walk(roots, &self.excludes, self.threads, &visit);
-        drop(tx);
-        Ok(self.assemble(rx, started, clock))
-    }
-
     /// The files a scan of folder `root` reads, relative to it and as the file system
     /// names them (so they open again exactly), in order: what a pipeline splits into
     /// shards for [`Scanner::scan_files`]. A folder the walk could not read is an error,
@@ -238,110 +177,21 @@ impl Scanner {
         Ok(files)
     }
 
-    /// One shard of a scan of `root`: `rels` as [`Scanner::list_files`] gives them.
-    /// Each must be a plain relative path to something that is not a folder: `..`, an
-    /// absolute path or a folder would read outside the plan or judge nothing.
-    pub fn scan_shard(&self, root: &Path, rels: &[PathBuf]) -> Result<Report> {
-        let mut items = Vec::with_capacity(rels.len());
-        for rel in rels {
-            let shown = crate::guard::path_text(rel.as_os_str().as_encoded_bytes());
-            let plain = rel
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)));
-            if !plain || rel.as_os_str().is_empty() {
-                return Err(Error::invalid(
-                    shown,
-                    "not a plain path relative to the root",
-                ));
-            }
-            let disk = root.join(rel);
-            let meta = std::fs::symlink_metadata(&disk).map_err(|e| Error::io(&shown, e))?;
-            if meta.is_dir() {
-                return Err(Error::invalid(
-                    shown,
-                    "a folder, not a file: list it with list_files",
-                ));
-            }
-            items.push((disk, shown, root.to_path_buf()));
-        }
-        Ok(self.scan_files(&items))
+    pub fn mode(&self) -> Mode {
+        self.mode
     }
 
-    /// Scans the given files (disk path, report path, the root claims may not leave), in
-    /// parallel, with the same verification as [`Scanner::scan_paths`]: the daemon's
-    /// batches.
-    pub fn scan_files(&self, items: &[(PathBuf, String, PathBuf)]) -> Report {
-        let started = SystemTime::now();
-        let clock = Instant::now();
-        let (tx, rx) = mpsc::channel::<Visited>();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..self.threads.min(items.len()).max(1) {
-                let tx = tx.clone();
-                let next = &next;
-                s.spawn(move || {
-                    while let Some((disk, rel, root)) =
-                        items.get(next.fetch_add(1, Ordering::Relaxed))
-                    {
-                        let site = ClaimSite {
-                            dir: disk.parent().map(Path::to_path_buf).unwrap_or_default(),
-                            root: root.clone(),
-                        };
-                        let outcome = self.scan_path(disk, rel.clone());
-                        let _ = tx.send(Visited::Read(outcome, Some((disk.clone(), site))));
-                    }
-                });
-            }
-        });
-        drop(tx);
-        self.assemble(rx, started, clock)
+    /// Whether `--strict` manifest completeness is checked.
+    pub fn strict(&self) -> bool {
+        self.strict
     }
 
-    /// Verifies the claims the files made, once every file is in, and builds the report.
-    fn assemble(&self, rx: mpsc::Receiver<Visited>, started: SystemTime, clock: Instant) -> Report {
-        let (mut files, mut findings, mut claims, mut seen) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for visited in rx {
-            let (outcome, site) = match visited {
-                Visited::Read(outcome, site) => (outcome, site),
-                Visited::Unread(file) => {
-                    seen.push(file);
-                    continue;
-                }
-            };
-            if let Some((disk, site)) = site {
-                claims.extend(outcome.claims.into_iter().map(|c| (c, site.clone())));
-                seen.push(SeenFile {
-                    disk,
-                    rel: outcome.record.path.clone(),
-                });
-            }
-            files.push(outcome.record);
-            findings.extend(outcome.findings);
-        }
-        claims.sort_by(|a, b| (&a.0.claimant, a.0.line).cmp(&(&b.0.claimant, b.0.line)));
-        let verifier = Verifier {
-            rules: &self.rules,
-            key: &self.key,
-            cache: &self.cache,
-            strict: self.strict,
-        };
-        findings.extend(verifier.verify(&claims, &seen));
-        if self.mode == Mode::Provenance {
-            findings.retain(|f| f.category == Category::Provenance);
-        }
-        if let Err(e) = self.cache.save() {
-            tracing::warn!(error = %e, "could not save the hash cache; the next run will rehash");
-        }
-        let mut report = Report::new(
-            self.rules.sha256.clone(),
-            started,
-            clock.elapsed(),
-            files,
-            findings,
-        );
-        self.seal_file_digests(&mut report);
-        report
+    pub(crate) fn threads(&self) -> usize {
+        self.threads
+    }
+
+    pub(crate) fn excludes(&self) -> &Excludes {
+        &self.excludes
     }
 
     /// Applies `[privacy] file_digest` to a report this scanner's run produced.
@@ -353,7 +203,7 @@ impl Scanner {
 
     /// In provenance mode only files that can hold hashes are read; the rest are read
     /// (hashed) only if a claim names them.
-    fn wants(&self, path: &Path) -> bool {
+    pub(crate) fn wants(&self, path: &Path) -> bool {
         if self.mode == Mode::Full {
             return true;
         }

@@ -299,7 +299,7 @@ impl Scanner {
         }
     }
 
-    pub(super) fn skipped(&self, rel: String, skip: Skipped) -> FileOutcome {
+    pub(crate) fn skipped(&self, rel: String, skip: Skipped) -> FileOutcome {
         FileOutcome {
             record: FileRecord {
                 path: rel,
