@@ -6,7 +6,6 @@
 
 use privacy_audit::config::Config;
 use privacy_audit::detect::RuleSet;
-use privacy_audit::detect::domains::DomainPolicy;
 use privacy_audit::detect::{self, RawMatch, Scratch};
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::formats::{Unit, json};
@@ -111,7 +110,7 @@ fn family(prefixes: &[&str]) -> RuleSet {
         .into_iter()
         .filter(|s| prefixes.iter().any(|p| s.spec.id.starts_with(p)))
         .collect();
-    RuleSet::compile(specs, DomainPolicy::new(&[], &[]), None).expect("compiles")
+    RuleSet::compile(specs, Default::default()).expect("compiles")
 }
 
 fn main() {
@@ -132,7 +131,7 @@ fn main() {
         }
     });
 
-    let all = RuleSet::load(&Config::default()).expect("built-in rules");
+    let all = RuleSet::builtin().expect("built-in rules");
     let prose = prose_unit(4 << 20);
     let mut scratch = Scratch::default();
     let mut out: Vec<RawMatch> = Vec::new();
@@ -198,7 +197,7 @@ fn main() {
     });
 
     let key = FingerprintKey::from_bytes([7; 32]);
-    let rules = RuleSet::load(&Config::default()).expect("built-in rules");
+    let rules = RuleSet::builtin().expect("built-in rules");
     let scanner = Scanner::new(Config::default(), rules, key).expect("scanner");
     bench("file: whole scan of one JSONL file", data.len(), || {
         black_box(scanner.scan_blob("bench/cases.jsonl", data.clone()));

@@ -4,13 +4,12 @@
 use libfuzzer_sys::fuzz_target;
 use privacy_audit::config::Config;
 use privacy_audit::detect::RuleSet;
-use privacy_audit::detect::domains::DomainPolicy;
 use privacy_audit::rules::parse_rule_file;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let _ = Config::parse(&text);
     if let Ok(specs) = parse_rule_file("fuzz", &text) {
-        let _ = RuleSet::compile(specs, DomainPolicy::new(&[], &[]), None);
+        let _ = RuleSet::compile(specs, Default::default());
     }
 });

@@ -8,7 +8,7 @@ use crate::detect::validators::Validator;
 use std::io::Write;
 
 pub fn run(config: Config, command: &RulesCommand) -> anyhow::Result<Exit> {
-    let rules = RuleSet::load(&config)?;
+    let rules = crate::scan::load_rules(&config)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match command {

@@ -6,7 +6,6 @@
 
 use crate::util::*;
 use privacy_audit::config::Config;
-use privacy_audit::detect::RuleSet;
 use privacy_audit::finding::fingerprint::FingerprintKey;
 use privacy_audit::scan::Scanner;
 use proptest::prelude::*;
@@ -17,7 +16,7 @@ static SCANNERS: LazyLock<[Scanner; 2]> = LazyLock::new(|| scanners(Config::defa
 /// The same rules with key gaps (which they must allow) and without.
 fn scanners(config: Config) -> [Scanner; 2] {
     let scanner = |gaps: bool| {
-        let rules = RuleSet::load(&config).expect("rules");
+        let rules = privacy_audit::scan::load_rules(&config).expect("rules");
         assert!(rules.key_gaps, "these rules allow key gaps");
         let rules = if gaps {
             rules

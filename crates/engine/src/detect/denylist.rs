@@ -4,7 +4,6 @@
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
 
 pub struct Denylist {
     matcher: AhoCorasick,
@@ -12,29 +11,8 @@ pub struct Denylist {
 }
 
 impl Denylist {
-    /// One term a line; `#` starts a comment; blank lines ignored. `None` when no file
-    /// lists a term.
-    pub fn load(paths: &[PathBuf]) -> Result<Option<Denylist>> {
-        let mut terms = Vec::new();
-        for (i, path) in paths.iter().enumerate() {
-            // Named by its place in the list: the path is the operator's value and may
-            // name an account or a client.
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                Error::invalid(
-                    format!("privacy.denylist_files[{i}]"),
-                    format!("cannot be read: {}", e.kind()),
-                )
-            })?;
-            for line in text.lines() {
-                let term = line.split('#').next().unwrap_or("").trim();
-                if !term.is_empty() {
-                    terms.push(term.to_string());
-                }
-            }
-        }
-        Denylist::from_terms(terms)
-    }
-
+    /// The matcher of `terms` (as [`crate::rules::read_denylists`] reads them); `None`
+    /// when there is none.
     pub fn from_terms(mut terms: Vec<String>) -> Result<Option<Denylist>> {
         if terms.is_empty() {
             return Ok(None);

@@ -32,6 +32,13 @@ pub struct DomainPolicy {
     org: Vec<String>,
 }
 
+impl Default for DomainPolicy {
+    /// The reserved documentation domains only.
+    fn default() -> Self {
+        DomainPolicy::new(&[], &[])
+    }
+}
+
 impl DomainPolicy {
     pub fn new(allowed: &[String], org: &[String]) -> Self {
         let norm = |d: &String| d.trim_matches('.').to_ascii_lowercase();

@@ -234,7 +234,6 @@ fn digit_candidates(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
     use crate::detect::{RawMatch, detect};
 
     fn found(rules: &RuleSet, text: &str) -> Vec<(String, String)> {
@@ -259,7 +258,7 @@ mod tests {
     /// card or CNP is still reported, a timestamp is not.
     #[test]
     fn numbers_alone_in_their_segment() {
-        let rules = RuleSet::load(&Config::default()).expect("built-in rules");
+        let rules = RuleSet::builtin().expect("built-in rules");
         let ids = |text: &str| -> Vec<String> {
             found(&rules, text).into_iter().map(|(id, _)| id).collect()
         };
@@ -273,12 +272,12 @@ mod tests {
     /// ids and timestamps whose runs continue words.
     #[test]
     fn boundary_runs_find_what_every_run_finds() {
-        let anchored = RuleSet::load(&Config::default()).expect("built-in rules");
+        let anchored = RuleSet::builtin().expect("built-in rules");
         assert!(
             anchored.digits.as_ref().is_some_and(|g| g.lead.is_some()),
             "the built-in digit rules all start at a boundary"
         );
-        let mut every_run = RuleSet::load(&Config::default()).expect("built-in rules");
+        let mut every_run = RuleSet::builtin().expect("built-in rules");
         if let Some(group) = every_run.digits.as_mut() {
             group.lead = None;
         }

@@ -17,7 +17,6 @@ mod hostname;
 mod ip;
 pub mod keywords;
 mod local_path;
-pub mod machine;
 mod members;
 mod names;
 mod pii;
@@ -29,7 +28,7 @@ mod window;
 
 use crate::formats::Unit;
 use compile::pattern::Pattern;
-pub use compile::{Matcher, Rule, RuleSet};
+pub use compile::{Matcher, Rule, RuleSet, Settings};
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::captures::Captures;
 use regex_automata::{Input, PatternSet};

@@ -1,7 +1,7 @@
 //! The placeholder vocabulary (`rules/vocabulary/placeholders.toml`, compiled in) and
 //! everything else confidence is judged against.
 
-use super::machine::Machine;
+use crate::rules::machine::Machine;
 use serde::Deserialize;
 use std::collections::HashSet;
 

@@ -1,9 +1,12 @@
 //! Rules are data: `rules/*.toml` (compiled in) plus the operator's rule folders, read
-//! and merged here; `detect::compile` turns them once per run into the matchers
-//! detection reads. This module holds no matcher.
+//! and merged here, with the other inputs detection is compiled from, read into plain
+//! values: denylist terms ([`read_denylists`]) and what this machine knows of its own
+//! people ([`machine::Machine`]). `detect::compile` turns them once per run into the
+//! matchers detection reads; it reads no file. This module holds no matcher.
 
 pub mod builtin;
 mod catalog;
+pub mod machine;
 pub mod model;
 
 pub use catalog::{Catalog, RuleInfo};
@@ -77,6 +80,29 @@ pub fn read_rule_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<(String, String
         }
     }
     Ok(out)
+}
+
+/// The terms of the operator's denylist files: one a line, `#` starts a comment,
+/// blank lines ignored.
+pub fn read_denylists(paths: &[std::path::PathBuf]) -> Result<Vec<String>> {
+    let mut terms = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        // Named by its place in the list: the path is the operator's value and may
+        // name an account or a client.
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::invalid(
+                format!("privacy.denylist_files[{i}]"),
+                format!("cannot be read: {}", e.kind()),
+            )
+        })?;
+        for line in text.lines() {
+            let term = line.split('#').next().unwrap_or("").trim();
+            if !term.is_empty() {
+                terms.push(term.to_string());
+            }
+        }
+    }
+    Ok(terms)
 }
 
 /// Built-in rules, then the operator's rule files (a same-id rule replaces the

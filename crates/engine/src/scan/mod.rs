@@ -26,12 +26,14 @@ mod stream;
 
 use crate::config::Config;
 use crate::detect::RuleSet;
+use crate::detect::domains::DomainPolicy;
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::finding::fingerprint::FingerprintKey;
 use crate::provenance::Claim;
 use crate::provenance::cache::HashCache;
 use crate::report::{FileRecord, Report};
+use crate::rules::machine::Machine;
 use crate::source::walk::{Entry, Excludes};
 use audit::AuditConfig;
 use std::path::{Path, PathBuf};
@@ -76,11 +78,50 @@ pub struct Scanner {
     buffers: std::sync::Mutex<Vec<crate::source::read::ReadBuffers>>,
 }
 
+/// The rules `config` asks for: the built-in ones, its rule folders (or the committed
+/// snapshot a git door read), its denylists and, unless `privacy.machine_context` is
+/// off, what this machine knows of its own people; read here, then compiled.
+pub fn load_rules(config: &Config) -> Result<RuleSet> {
+    let operator_files = match &config.rule_snapshot {
+        Some(files) => files.clone(),
+        None => {
+            let dirs: Vec<_> = config
+                .rules
+                .dirs
+                .iter()
+                .map(|d| config.resolve(d))
+                .collect();
+            crate::rules::read_rule_dirs(&dirs)?
+        }
+    };
+    let specs = crate::rules::collect_specs(operator_files, &config.rules.disable)?;
+    let privacy = &config.privacy;
+    let denylists: Vec<_> = privacy
+        .denylist_files
+        .iter()
+        .map(|p| config.resolve(p))
+        .collect();
+    let settings = crate::detect::Settings {
+        domains: DomainPolicy::new(&privacy.allowed_domains, &privacy.org_domains),
+        denylist: crate::rules::read_denylists(&denylists)?,
+        placeholders: privacy.placeholders.clone(),
+        machine: match privacy.machine_context {
+            true => Machine::discover(&config.git_user_configs),
+            false => Machine::default(),
+        },
+    };
+    let rules = RuleSet::compile(specs, settings)?;
+    for (id, file) in &rules.replaced {
+        tracing::warn!(rule = %id, file = %file, "a built-in rule is replaced by an operator's rule");
+    }
+    Ok(rules)
+}
+
 impl Scanner {
     /// The one way a run is assembled from resolved settings: the config's rules
     /// (built-in, its folders, its denylists) compiled, then the scanner.
     pub fn from_config(config: Config, key: FingerprintKey) -> Result<Scanner> {
-        let rules = RuleSet::load(&config)?;
+        let rules = load_rules(&config)?;
         let key = match config.team.key.as_str() {
             "" => key,
             team => key

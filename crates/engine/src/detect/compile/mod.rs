@@ -8,9 +8,11 @@ mod fields;
 mod lead;
 mod members;
 pub mod pattern;
+mod rule;
 mod ruleset;
 pub mod selftest;
+mod triggers;
 
 pub use fields::{AnyFieldKey, FieldFilter};
 pub use members::MemberIndex;
-pub use ruleset::{KeywordOwner, Matcher, Rule, RuleSet};
+pub use ruleset::{KeywordOwner, Matcher, Rule, RuleSet, Settings};

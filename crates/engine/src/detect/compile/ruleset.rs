@@ -3,9 +3,9 @@
 //! rule's keywords, the trigger bytes of rules without keywords, and the built-in
 //! validators resolved by name.
 
-use super::fields::{FieldFilter, example_field, field_filter};
-use super::pattern::{self, DigitGroup, Pattern, Trigger};
-use crate::config::Config;
+use super::fields::FieldFilter;
+use super::pattern::{DigitGroup, Pattern, Trigger};
+use super::triggers::Triggers;
 use crate::detect::Scratch;
 use crate::detect::denylist::Denylist;
 use crate::detect::domains::DomainPolicy;
@@ -14,7 +14,7 @@ use crate::detect::validators::Validator;
 use crate::error::{Error, Result};
 use crate::finding::{Category, Severity};
 use crate::rules::{Examples, Sourced};
-use regex::bytes::{Regex, RegexBuilder};
+use regex::bytes::Regex;
 use sha2::{Digest, Sha256};
 use std::sync::Mutex;
 
@@ -115,6 +115,19 @@ pub struct KeywordOwner {
     pub check_bytes: bool,
 }
 
+/// What rules are compiled with besides their specs, all plain values.
+#[derive(Default)]
+pub struct Settings {
+    /// Documentation domains and the organisation's own.
+    pub domains: DomainPolicy,
+    /// The operator's denylist terms.
+    pub denylist: Vec<String>,
+    /// Placeholder words added to the built-in vocabulary.
+    pub placeholders: Vec<String>,
+    /// What this machine knows of its own people (empty: judged as anywhere).
+    pub machine: crate::rules::machine::Machine,
+}
+
 /// Everything detection needs, compiled and immutable for the run.
 pub struct RuleSet {
     pub rules: Vec<Rule>,
@@ -151,54 +164,42 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
-    /// Built-in rules, the configured rule folders, the org domains and denylist files.
-    pub fn load(config: &Config) -> Result<RuleSet> {
-        let operator_files = match &config.rule_snapshot {
-            Some(files) => files.clone(),
-            None => {
-                let dirs: Vec<_> = config
-                    .rules
-                    .dirs
-                    .iter()
-                    .map(|d| config.resolve(d))
-                    .collect();
-                crate::rules::read_rule_dirs(&dirs)?
-            }
-        };
-        let specs = crate::rules::collect_specs(operator_files, &config.rules.disable)?;
+    /// The built-in rules alone, with no operator setting and nothing of this
+    /// machine: what tests, benches and `rules test` without a config compile.
+    pub fn builtin() -> Result<RuleSet> {
+        RuleSet::compile(
+            crate::rules::collect_specs(Vec::new(), &[])?,
+            Settings::default(),
+        )
+    }
+
+    /// Compiles `specs` with the run's settings. Reads no file: every input is a value
+    /// the caller loaded (see [`crate::rules`]).
+    pub fn compile(specs: Vec<Sourced>, settings: Settings) -> Result<RuleSet> {
         let builtin = crate::rules::builtin_ids()?;
         let replaced: Vec<(String, String)> = specs
             .iter()
             .filter(|s| builtin.contains(&s.spec.id) && !s.origin.starts_with("built-in "))
             .map(|s| (s.spec.id.clone(), s.origin.clone()))
             .collect();
-        let denylist_paths: Vec<_> = config
-            .privacy
-            .denylist_files
-            .iter()
-            .map(|p| config.resolve(p))
-            .collect();
-        let denylist = Denylist::load(&denylist_paths)?;
-        let domains =
-            DomainPolicy::new(&config.privacy.allowed_domains, &config.privacy.org_domains);
-        for (id, file) in &replaced {
-            tracing::warn!(rule = %id, file = %file, "a built-in rule is replaced by an operator's rule");
-        }
-        let mut set = RuleSet::compile(specs, domains, denylist)?;
+        let Settings {
+            domains,
+            denylist,
+            placeholders,
+            machine,
+        } = settings;
+        let denylist = Denylist::from_terms(denylist)?;
+        let mut set = RuleSet::compile_specs(specs, domains, denylist)?;
         set.replaced = replaced;
         set.knowledge = crate::detect::confidence::Knowledge {
-            vocabulary: crate::detect::confidence::Vocabulary::load(&config.privacy.placeholders),
-            machine: if config.privacy.machine_context {
-                crate::detect::machine::Machine::discover(&config.git_user_configs)
-            } else {
-                crate::detect::machine::Machine::default()
-            },
+            vocabulary: crate::detect::confidence::Vocabulary::load(&placeholders),
+            machine,
             roles: crate::detect::confidence::role::Roles::builtin(),
         };
         Ok(set)
     }
 
-    pub fn compile(
+    fn compile_specs(
         specs: Vec<Sourced>,
         domains: DomainPolicy,
         denylist: Option<Denylist>,
@@ -209,7 +210,7 @@ impl RuleSet {
             hasher.update(&canonical);
             hasher.update([0u8]);
         }
-        let mut rules = compile_rules(specs)?;
+        let mut rules = super::rule::compile_rules(specs)?;
         if let Some(rule) = super::config_rules::org_domain_rule(&domains)? {
             hasher.update(domains.org().join(",").as_bytes());
             rules.push(rule);
@@ -218,50 +219,14 @@ impl RuleSet {
             hasher.update(d.digest());
             rules.push(super::config_rules::denylist_rule());
         }
-        let mut patterns: Vec<String> = Vec::new();
-        let mut byte_keywords: Vec<(u8, Vec<usize>)> = Vec::new();
-        let mut keyword_owners: Vec<Vec<KeywordOwner>> = Vec::new();
-        let (mut digit_rules, mut always_rules, mut field_rules) = (vec![], vec![], vec![]);
-        let mut add_byte = |b: u8, i: usize| match byte_keywords.iter_mut().find(|(x, _)| *x == b) {
-            Some((_, owners)) => owners.push(i),
-            None => byte_keywords.push((b, vec![i])),
-        };
-        for (i, rule) in rules.iter().enumerate() {
-            if rule.fields.is_some() {
-                field_rules.push(i);
-                continue;
-            }
-            if matches!(rule.matcher, Matcher::Denylist | Matcher::Check(_)) {
-                continue;
-            }
-            match rule.trigger {
-                Trigger::Keywords => {}
-                Trigger::Digit => digit_rules.push(i),
-                Trigger::Byte(b) => add_byte(b, i),
-                Trigger::Always => always_rules.push(i),
-            }
-            for kw in &rule.keywords {
-                let kw = kw.to_ascii_lowercase();
-                if let [b] = kw.as_bytes() {
-                    add_byte(*b, i);
-                    continue;
-                }
-                let owner = KeywordOwner {
-                    rule: i,
-                    check_bytes: match &rule.matcher {
-                        Matcher::Regex(p) => !p.alphabet.holds_every_case_of(kw.as_bytes()),
-                        _ => false,
-                    },
-                };
-                match patterns.iter().position(|p| *p == kw) {
-                    Some(p) => keyword_owners[p].push(owner),
-                    None => {
-                        patterns.push(kw);
-                        keyword_owners.push(vec![owner]);
-                    }
-                }
-            }
-        }
+        let Triggers {
+            patterns,
+            byte_keywords,
+            keyword_owners,
+            digit_rules,
+            always_rules,
+            field_rules,
+        } = Triggers::of(&rules);
         let prefilter = if patterns.is_empty() {
             None
         } else {
@@ -338,151 +303,6 @@ impl RuleSet {
             .iter()
             .find(|r| matches!(r.matcher, Matcher::Check(c) if c == name))
     }
-}
-
-/// `allow` patterns: judged against one candidate value, never searched through text.
-fn build_allow(origin: &str, id: &str, source: &str) -> Result<Regex> {
-    RegexBuilder::new(source)
-        .unicode(false)
-        .size_limit(pattern::REGEX_SIZE_LIMIT)
-        .dfa_size_limit(pattern::REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad regex: {e}")))
-}
-
-fn compile_rule(s: Sourced) -> Result<Rule> {
-    let Sourced { origin, spec } = s;
-    let id = spec.id.clone();
-    if id.is_empty()
-        || !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    {
-        return Err(Error::rules(
-            &origin,
-            format!("rule id `{id}` must be [A-Za-z0-9._-]+"),
-        ));
-    }
-    if spec.regex.is_none()
-        && spec.keywords.is_empty()
-        && let Some(name) = spec.validator.as_deref()
-    {
-        let check = CHECKS.iter().copied().find(|c| *c == name).ok_or_else(|| {
-            Error::rules(
-                &origin,
-                format!("rule `{id}`: unknown built-in check `{name}`"),
-            )
-        })?;
-        return Ok(Rule {
-            remedy: spec.remedy,
-            provider: spec.provider,
-            examples: spec.examples,
-            ..Rule::plain(
-                id,
-                spec.category,
-                spec.severity,
-                spec.description,
-                origin,
-                Matcher::Check(check),
-            )
-        });
-    }
-    let pattern = match (&spec.regex, spec.keywords.is_empty()) {
-        (Some(r), _) => r.clone(),
-        (None, false) => {
-            let alts: Vec<String> = spec.keywords.iter().map(|k| regex::escape(k)).collect();
-            format!(r"(?i)\b(?:{})\b", alts.join("|"))
-        }
-        (None, true) => {
-            return Err(Error::rules(
-                &origin,
-                format!("rule `{id}` needs `regex` or `keywords`"),
-            ));
-        }
-    };
-    // Built-in regexes are built on first use (a test builds every one); an operator's
-    // are built now, so a bad one stops the run at load.
-    let compiled = if origin.starts_with("built-in ") {
-        pattern::compile_lazy(&origin, &id, &pattern, &spec.keywords)?
-    } else {
-        pattern::compile(&origin, &id, &pattern, &spec.keywords)?
-    };
-    let trigger = if spec.keywords.is_empty() {
-        compiled.implied_trigger
-    } else {
-        Trigger::Keywords
-    };
-    let allow = spec
-        .allow
-        .iter()
-        .map(|a| build_allow(&origin, &id, a))
-        .collect::<Result<Vec<_>>>()?;
-    let validator = match &spec.validator {
-        None => None,
-        Some(name) => Some(Validator::from_name(name).ok_or_else(|| {
-            Error::rules(
-                &origin,
-                format!("rule `{id}`: unknown validator `{name}` (see `privacy-audit rules list`)"),
-            )
-        })?),
-    };
-    let fields = if spec.fields.is_empty() {
-        None
-    } else {
-        Some(field_filter(&origin, &id, &spec.fields)?)
-    };
-    if let Some(e) = spec.entropy
-        && !(0.0..=8.0).contains(&e)
-    {
-        return Err(Error::rules(
-            &origin,
-            format!("rule `{id}`: entropy must be 0–8"),
-        ));
-    }
-    Ok(Rule {
-        id,
-        category: spec.category,
-        severity: spec.severity,
-        description: spec.description,
-        remedy: spec.remedy,
-        provider: spec.provider,
-        origin,
-        matcher: Matcher::Regex(Box::new(compiled)),
-        keywords: spec.keywords,
-        trigger,
-        entropy: spec.entropy,
-        allow,
-        fields,
-        validator,
-        examples_field: example_field(&spec.fields),
-        examples: spec.examples,
-        member_names: spec.member_names,
-    })
-}
-
-/// Compiles the rules in file order, half of them on a second thread: regex
-/// compilation is most of start-up, and every scan pays it before its first file.
-/// Errors come in file order whichever thread met them.
-fn compile_rules(mut specs: Vec<Sourced>) -> Result<Vec<Rule>> {
-    let second = specs.split_off(specs.len() / 2);
-    std::thread::scope(|scope| {
-        let other = scope.spawn(|| {
-            second
-                .into_iter()
-                .map(compile_rule)
-                .collect::<Result<Vec<_>>>()
-        });
-        let first = specs
-            .into_iter()
-            .map(compile_rule)
-            .collect::<Result<Vec<_>>>();
-        let second = other
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let mut rules = first?;
-        rules.extend(second?);
-        Ok(rules)
-    })
 }
 
 impl Rule {

@@ -1,7 +1,7 @@
 //! Each confidence signal through [`assess`], and regression guards from real shapes.
 
 use super::*;
-use crate::detect::machine::Machine;
+use crate::rules::machine::Machine;
 
 fn k() -> Knowledge {
     Knowledge {
