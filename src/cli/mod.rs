@@ -77,9 +77,11 @@ where
 
 fn run(cli: &Cli) -> anyhow::Result<Exit> {
     // The git doors read the repository's own config, so they load it themselves.
+    let config = || settings::config(cli.config.as_deref());
     match &cli.command {
-        Command::ScanGit(args) => return git_cmd::scan_git(cli, args),
-        Command::Init(args) => return init_cmd::run(cli, args),
+        Command::ScanGit(args) => git_cmd::scan_git(cli, args),
+        Command::Hook { command } => git_cmd::hook(cli, command),
+        Command::Init(args) => init_cmd::run(cli, args),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(
@@ -88,107 +90,95 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
                 "privacy-audit",
                 &mut std::io::stdout(),
             );
-            return Ok(Exit::Clean);
+            Ok(Exit::Clean)
         }
         Command::Man => {
             let command = <Cli as clap::CommandFactory>::command();
             clap_mangen::Man::new(command)
                 .render(&mut std::io::stdout())
                 .map_err(|e| anyhow::anyhow!("cannot write the man page: {e}"))?;
-            return Ok(Exit::Clean);
+            Ok(Exit::Clean)
         }
         Command::Daemon => {
+            // Handed the lookup, not its result: the daemon reloads on SIGHUP.
             let explicit = cli.config.clone();
             let load: crate::daemon::LoadConfig =
                 Box::new(move || settings::config(explicit.as_deref()));
             crate::daemon::Daemon::new(load, cli.key_file.clone())?.run()?;
-            return Ok(Exit::Clean);
+            Ok(Exit::Clean)
         }
         Command::Report {
             command: ReportCommand::Verify { dir },
-        } => {
-            // The daemon's key: `--key-file`, else the one in its state folder; and how
-            // many reports that state says it wrote.
-            let state_dir = settings::config(cli.config.as_deref())
-                .ok()
-                .map(|c| c.resolve(&c.daemon.state))
-                .filter(|d| d.is_dir());
-            let key_path = match &cli.key_file {
-                Some(k) => Some(k.clone()),
-                None => state_dir
-                    .as_ref()
-                    .map(|d| d.join("key"))
-                    .filter(|p| p.is_file()),
-            };
-            let recorded = match &state_dir {
-                Some(d) => Some(crate::daemon::state::State::last_sequence(d)?).filter(|&n| n > 0),
-                None => None,
-            };
-            let key = match &key_path {
-                Some(p) => Some(FingerprintKey::load(p)?),
-                None => None,
-            };
-            let shown = log::guarded_text(&dir.display().to_string());
-            if !dir.is_dir() {
-                return Err(
-                    Error::Usage(format!("{shown}: no such folder: nothing was verified")).into(),
-                );
-            }
-            return match crate::daemon::verify::verify(dir, key.as_ref(), recorded)? {
-                Ok(checked) if checked.reports == 0 => Err(Error::Usage(format!(
-                    "{shown}: holds no reports: nothing was verified"
-                ))
-                .into()),
-                Ok(checked) => {
-                    println!(
-                        "{shown}: chain of {} reports verified: it starts at report 1, every link and {} line agrees",
-                        checked.reports,
-                        crate::daemon::trail::AUDIT_LOG
-                    );
-                    match &key_path {
-                        Some(p) => {
-                            println!(
-                                "  every report's MAC checked with the key {}",
-                                log::guarded_text(&p.display().to_string())
-                            )
-                        }
-                        None => println!(
-                            "  MACs NOT checked: no daemon key found (pass --key-file); a rewrite by someone who can write this folder would pass"
-                        ),
-                    }
-                    for note in &checked.notes {
-                        println!("  recorded by the daemon: {note}");
-                    }
-                    Ok(Exit::Clean)
-                }
-                Err(broken) => {
-                    // What is broken is said in the program's own words and report names.
-                    println!("{shown}: chain broken: {broken}");
-                    Ok(Exit::Findings)
-                }
-            };
-        }
-        Command::Hook { command } => return git_cmd::hook(cli, command),
-        _ => {}
-    }
-    let config = settings::config(cli.config.as_deref())?;
-    match &cli.command {
+        } => verify_trail(cli, dir),
         Command::Report {
             command: ReportCommand::Merge { reports, out },
-        } => scan_cmd::merge(cli, config, reports, out),
-        Command::Scan(args) => scan_cmd::run(cli, config, args, Mode::Full),
-        Command::Verify(args) => scan_cmd::run(cli, config, args, Mode::Provenance),
-        Command::Rules { command } => rules_cmd::run(config, command),
-        Command::Baseline(args) => baseline_cmd::run(cli, config, args),
-        Command::Allow(args) => allow_cmd::run(cli, config, args),
-        Command::ScanGit(_)
-        | Command::Hook { .. }
-        | Command::Daemon
-        | Command::Report { .. }
-        | Command::Init(_)
-        | Command::Completions { .. }
-        | Command::Man => {
-            unreachable!("dispatched above")
+        } => scan_cmd::merge(cli, config()?, reports, out),
+        Command::Scan(args) => scan_cmd::run(cli, config()?, args, Mode::Full),
+        Command::Verify(args) => scan_cmd::run(cli, config()?, args, Mode::Provenance),
+        Command::Rules { command } => rules_cmd::run(config()?, command),
+        Command::Baseline(args) => baseline_cmd::run(cli, config()?, args),
+        Command::Allow(args) => allow_cmd::run(cli, config()?, args),
+    }
+}
+
+/// `report verify DIR`: the daemon's trail checked link by link, with its key when
+/// one is found.
+fn verify_trail(cli: &Cli, dir: &std::path::Path) -> anyhow::Result<Exit> {
+    // The daemon's key: `--key-file`, else the one in its state folder; and how
+    // many reports that state says it wrote.
+    let state_dir = settings::config(cli.config.as_deref())
+        .ok()
+        .map(|c| c.resolve(&c.daemon.state))
+        .filter(|d| d.is_dir());
+    let key_path = match &cli.key_file {
+        Some(k) => Some(k.clone()),
+        None => state_dir
+            .as_ref()
+            .map(|d| d.join("key"))
+            .filter(|p| p.is_file()),
+    };
+    let recorded = match &state_dir {
+        Some(d) => Some(crate::daemon::state::State::last_sequence(d)?).filter(|&n| n > 0),
+        None => None,
+    };
+    let key = match &key_path {
+        Some(p) => Some(FingerprintKey::load(p)?),
+        None => None,
+    };
+    let shown = log::guarded_text(&dir.display().to_string());
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!("{shown}: no such folder: nothing was verified")).into());
+    }
+    match crate::daemon::verify::verify(dir, key.as_ref(), recorded)? {
+        Ok(checked) if checked.reports == 0 => {
+            Err(Error::Usage(format!("{shown}: holds no reports: nothing was verified")).into())
+        }
+        Ok(checked) => {
+            println!(
+                "{shown}: chain of {} reports verified: it starts at report 1, every link and {} line agrees",
+                checked.reports,
+                crate::daemon::trail::AUDIT_LOG
+            );
+            match &key_path {
+                Some(p) => {
+                    println!(
+                        "  every report's MAC checked with the key {}",
+                        log::guarded_text(&p.display().to_string())
+                    )
+                }
+                None => println!(
+                    "  MACs NOT checked: no daemon key found (pass --key-file); a rewrite by someone who can write this folder would pass"
+                ),
+            }
+            for note in &checked.notes {
+                println!("  recorded by the daemon: {note}");
+            }
+            Ok(Exit::Clean)
+        }
+        Err(broken) => {
+            // What is broken is said in the program's own words and report names.
+            println!("{shown}: chain broken: {broken}");
+            Ok(Exit::Findings)
         }
     }
 }

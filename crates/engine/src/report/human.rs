@@ -6,6 +6,7 @@ use crate::finding::Severity;
 use crate::rules::Catalog;
 use std::io::Write;
 
+#[derive(Clone, Copy)]
 struct Paint(bool);
 
 impl Paint {
@@ -35,11 +36,24 @@ pub fn write(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let paint = Paint(color);
+    findings(report, rules, paint, out)?;
+    skipped(report, paint, out)?;
+    allowed(report, paint, out)?;
+    summary(report, out)
+}
+
+/// Each finding under its file; a group (one rule at one pointer pattern in one file)
+/// once, with how many more it holds.
+fn findings(
+    report: &Report,
+    rules: &dyn Catalog,
+    paint: Paint,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut current: Option<&str> = None;
     let sizes = super::groups::sizes(&report.findings);
     let mut shown = std::collections::HashSet::new();
     for f in &report.findings {
-        // A group (one rule at one pointer pattern in one file) is shown once.
         if let Some(g) = f.group.as_deref()
             && !shown.insert(g)
         {
@@ -52,29 +66,7 @@ pub fn write(
             writeln!(out, "{}", paint.wrap("1", &f.location.path))?;
             current = Some(&f.location.path);
         }
-        let pos = match (f.location.line, f.location.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", f.location.path),
-            (Some(l), None) => format!("{}:{l}", f.location.path),
-            _ => f.location.path.clone(),
-        };
-        writeln!(
-            out,
-            "  {pos}  {}  {}  {}",
-            paint.severity(f.severity),
-            f.category,
-            paint.wrap("2", &f.rule_id)
-        )?;
-        writeln!(out, "      {}", f.message)?;
-        match f.location.json_pointer.as_deref() {
-            // The empty pointer is the whole record; printed bare it looks like a bug.
-            Some("") => writeln!(out, "      at the record itself")?,
-            Some(ptr) => writeln!(out, "      at {ptr}")?,
-            None => {}
-        }
-        writeln!(out, "      | {}", f.excerpt)?;
-        if let Some(phrase) = f.why.iter().next().map(|r| r.phrase()) {
-            writeln!(out, "      why: {phrase}")?;
-        }
+        finding(f, paint, out)?;
         if let Some(&(n, values)) = f.group.as_deref().and_then(|g| sizes.get(g))
             && n > 1
         {
@@ -99,41 +91,83 @@ pub fn write(
             writeln!(out, "      fix: {remedy}")?;
         }
     }
+    Ok(())
+}
+
+/// One finding: where, what, the masked excerpt and the first reason.
+fn finding(f: &crate::finding::Finding, paint: Paint, out: &mut dyn Write) -> std::io::Result<()> {
+    let pos = match (f.location.line, f.location.column) {
+        (Some(l), Some(c)) => format!("{}:{l}:{c}", f.location.path),
+        (Some(l), None) => format!("{}:{l}", f.location.path),
+        _ => f.location.path.clone(),
+    };
+    writeln!(
+        out,
+        "  {pos}  {}  {}  {}",
+        paint.severity(f.severity),
+        f.category,
+        paint.wrap("2", &f.rule_id)
+    )?;
+    writeln!(out, "      {}", f.message)?;
+    match f.location.json_pointer.as_deref() {
+        // The empty pointer is the whole record; printed bare it looks like a bug.
+        Some("") => writeln!(out, "      at the record itself")?,
+        Some(ptr) => writeln!(out, "      at {ptr}")?,
+        None => {}
+    }
+    writeln!(out, "      | {}", f.excerpt)?;
+    if let Some(phrase) = f.why.iter().next().map(|r| r.phrase()) {
+        writeln!(out, "      why: {phrase}")?;
+    }
+    Ok(())
+}
+
+fn skipped(report: &Report, paint: Paint, out: &mut dyn Write) -> std::io::Result<()> {
     let skipped: Vec<_> = report
         .files
         .iter()
         .filter(|f| f.status == FileStatus::Skipped)
         .collect();
-    if !skipped.is_empty() {
-        if !report.findings.is_empty() {
-            writeln!(out)?;
-        }
-        writeln!(out, "{}", paint.wrap("1", "skipped"))?;
-        for f in skipped {
-            let reason = f.reason.as_deref().unwrap_or("");
-            writeln!(out, "  {}  ({reason})", f.path)?;
-        }
+    if skipped.is_empty() {
+        return Ok(());
     }
+    if !report.findings.is_empty() {
+        writeln!(out)?;
+    }
+    writeln!(out, "{}", paint.wrap("1", "skipped"))?;
+    for f in skipped {
+        let reason = f.reason.as_deref().unwrap_or("");
+        writeln!(out, "  {}  ({reason})", f.path)?;
+    }
+    Ok(())
+}
+
+fn allowed(report: &Report, paint: Paint, out: &mut dyn Write) -> std::io::Result<()> {
     let allowed: Vec<_> = report
         .suppressed
         .iter()
         .filter(|x| x.by == "allow")
         .collect();
-    if !allowed.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "{}", paint.wrap("1", "allowed"))?;
-        for x in allowed {
-            let f = &x.finding;
-            writeln!(
-                out,
-                "  {}:{}  {}  because: {}",
-                f.location.path,
-                f.location.line.unwrap_or(0),
-                f.rule_id,
-                x.reason.as_deref().unwrap_or("")
-            )?;
-        }
+    if allowed.is_empty() {
+        return Ok(());
     }
+    writeln!(out)?;
+    writeln!(out, "{}", paint.wrap("1", "allowed"))?;
+    for x in allowed {
+        let f = &x.finding;
+        writeln!(
+            out,
+            "  {}:{}  {}  because: {}",
+            f.location.path,
+            f.location.line.unwrap_or(0),
+            f.rule_id,
+            x.reason.as_deref().unwrap_or("")
+        )?;
+    }
+    Ok(())
+}
+
+fn summary(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let s = &report.summary;
     let cats: Vec<String> = s
         .by_category
