@@ -19,7 +19,7 @@ impl Daemon {
         let (mut watch, mut hints) = watch::start(&self.setup.roots);
         let mut watching = true;
         self.catch_up("start");
-        self.judge_what_is_there().await;
+        self.settle_at_start().await;
         tracing::info!(
             roots = self.setup.roots.len(),
             judged = self.judged,
@@ -108,7 +108,7 @@ impl Daemon {
 
     /// READY once what was found at start is judged — bounded, so a file that is
     /// written without pause cannot hold the service in "activating" forever.
-    async fn judge_what_is_there(&mut self) {
+    async fn settle_at_start(&mut self) {
         let start = Instant::now();
         while !self.queue.is_empty() && start.elapsed() < self.window() * 4 {
             tokio::time::sleep(self.window() / 4).await;
