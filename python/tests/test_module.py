@@ -185,3 +185,16 @@ def test_records_with_values_json_cannot_hold_are_still_judged():
     )
     assert {f.rule_id for f in found} == {"email.address"}
     assert all(f.rule_id != "format.invalid_json" for f in found)
+
+
+def test_scan_bytes_accepts_what_the_config_allows(tmp_path):
+    # The same run as `scan`: an [[allow]] entry for the name given accepts its finding.
+    config = tmp_path / "privacy-audit.toml"
+    config.write_text(
+        '[[allow]]\npath = "fixtures/*.json"\nrule = "email.address"\n'
+        'reason = "fictional customers"\n'
+    )
+    data = json.dumps({"contact": EMAIL}).encode()
+    s = pa.Scanner(config=config)
+    assert s.scan_bytes("fixtures/people.json", data) == []
+    assert [f.rule_id for f in s.scan_bytes("cases/people.json", data)] == ["email.address"]

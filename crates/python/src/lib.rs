@@ -67,21 +67,20 @@ impl NativeScanner {
     /// as a JSON list. Content that could not be judged raises.
     fn scan_bytes(&self, py: Python<'_>, name: &str, data: Vec<u8>) -> PyResult<String> {
         py.detach(|| {
-            let outcome = self.scanner.scan_blob(name, data);
-            if outcome.record.error {
+            let source = privacy_audit::run::Buffer {
+                name,
+                bytes: std::cell::Cell::new(data),
+            };
+            let report = privacy_audit::run::run(&self.scanner, &source, &self.policy()?, None)
+                .map_err(err)?;
+            if let Some(record) = report.files.iter().find(|f| f.error) {
                 return Err(err(format!(
                     "{}: could not be judged: {}",
-                    outcome.record.path,
-                    outcome.record.reason.as_deref().unwrap_or("unknown")
+                    record.path,
+                    record.reason.as_deref().unwrap_or("unknown")
                 )));
             }
-            let min = self.scanner.config.scan.min_confidence;
-            let findings: Vec<_> = outcome
-                .findings
-                .into_iter()
-                .filter(|f| f.confidence >= min)
-                .collect();
-            serde_json::to_string(&findings).map_err(err)
+            serde_json::to_string(&report.findings).map_err(err)
         })
     }
 
@@ -119,6 +118,18 @@ impl NativeScanner {
 }
 
 impl NativeScanner {
+    /// What `scan` accepts here: the configured baseline, `[[allow]]`, `min_confidence`.
+    fn policy(&self) -> PyResult<privacy_audit::acceptance::RunPolicy> {
+        let choice = privacy_audit::acceptance::BaselineChoice::Configured;
+        privacy_audit::acceptance::RunPolicy::for_run(
+            &self.scanner.config,
+            self.scanner.key(),
+            &choice,
+            None,
+        )
+        .map_err(err)
+    }
+
     /// The one run over `source`, with baseline, `[[allow]]` and `min_confidence` as
     /// `scan` applies them: the report and the exit code.
     fn run<S: privacy_audit::run::Source>(&self, source: &S) -> PyResult<(String, i32)> {

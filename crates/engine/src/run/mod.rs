@@ -10,7 +10,7 @@
 
 mod files;
 
-pub use files::{FileList, Walk, shard};
+pub use files::{Buffer, FileList, Walk, shard};
 
 use crate::acceptance::RunPolicy;
 use crate::error::Result;
