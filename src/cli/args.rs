@@ -62,6 +62,9 @@ pub enum Command {
     Verify(ScanArgs),
     /// Scan the blobs that a range of commits adds (pre-push, pre-receive, CI).
     ScanGit(ScanGitArgs),
+    /// Rewrite what a scan finds as placeholders and re-hash what recorded the files'
+    /// hashes. A dry run unless --write: it shows, masked, what would change.
+    Fix(FixArgs),
     /// Watch the configured folders and judge every new or changed file (systemd).
     Daemon,
     /// Audit-trail tools.
@@ -81,6 +84,32 @@ pub enum Command {
     },
     /// Print the man page (roff): `privacy-audit man | man -l -`.
     Man,
+}
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// Files and folders to fix.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Apply the changes (without it, nothing is written).
+    #[arg(long)]
+    pub write: bool,
+    /// Copy every file to this folder (under its report path) before it is rewritten.
+    #[arg(long, value_name = "DIR", requires = "write")]
+    pub backup: Option<PathBuf>,
+    /// `human` (default) or `json`: the fix log (file, pointer, rule, fingerprint,
+    /// placeholder; never a value).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<FixFormat>,
+    #[command(flatten)]
+    pub accept: AcceptArgs,
+}
+
+/// How `fix` prints what it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FixFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Args)]

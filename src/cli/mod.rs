@@ -4,6 +4,7 @@
 mod allow_cmd;
 mod args;
 mod baseline_cmd;
+mod fix_cmd;
 mod git_cmd;
 mod init_cmd;
 mod log;
@@ -114,6 +115,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
             command: ReportCommand::Merge { reports, out },
         } => scan_cmd::merge(cli, config()?, reports, out),
         Command::Scan(args) => scan_cmd::run(cli, config()?, args, Mode::Full),
+        Command::Fix(args) => fix_cmd::run(cli, config()?, args),
         Command::Verify(args) => scan_cmd::run(cli, config()?, args, Mode::Provenance),
         Command::Rules { command } => rules_cmd::run(config()?, command),
         Command::Baseline(args) => baseline_cmd::run(cli, config()?, args),

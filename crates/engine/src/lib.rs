@@ -13,6 +13,7 @@ pub mod config;
 pub mod detect;
 pub mod error;
 pub mod finding;
+pub mod fix;
 pub mod formats;
 pub mod guard;
 pub mod hex;

@@ -190,6 +190,21 @@ pub struct Finding {
     /// The commit that added the blob, for findings from `scan-git` and pre-push.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// The matched bytes, kept in memory for `fix` only (a scanner made with
+    /// `Scanner::keeping_values`): never serialised, and masked by `Debug`.
+    #[serde(skip)]
+    pub value: Option<MatchedValue>,
+}
+
+/// A matched value held in memory so `fix` can rewrite it. Nothing prints it: its
+/// `Debug` says only how long it is, and it has no `Display` or `Serialize`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MatchedValue(pub Vec<u8>);
+
+impl std::fmt::Debug for MatchedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MatchedValue({} bytes)", self.0.len())
+    }
 }
 
 impl Finding {

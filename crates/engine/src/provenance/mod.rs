@@ -196,6 +196,7 @@ impl Verifier<'_> {
                 message: rule.description.to_string(),
                 group: None,
                 commit: None,
+                value: None,
             });
         }
     }
@@ -249,6 +250,7 @@ pub fn claim_finding(
         message: rule.description.to_string(),
         group: None,
         commit: None,
+        value: None,
     })
 }
 

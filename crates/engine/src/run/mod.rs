@@ -129,6 +129,15 @@ impl<S: Clone> Sink<'_, S> {
     }
 }
 
+/// A run's report with what the run checked it against: every claim the units made
+/// (where each was made) and every file the source saw. What `fix` needs to rewrite
+/// values and re-hash what covered them.
+pub struct Kept<S> {
+    pub report: Report,
+    pub claims: Vec<(Claim, S)>,
+    pub seen: Vec<SeenFile>,
+}
+
 /// Runs `source` through `scanner` and builds the report under `policy`: the one
 /// path from content to a report, whatever the door.
 pub fn run<S: Source>(
@@ -137,6 +146,16 @@ pub fn run<S: Source>(
     policy: &RunPolicy,
     progress: Option<&Progress>,
 ) -> Result<Report> {
+    Ok(run_keeping(scanner, source, policy, progress)?.report)
+}
+
+/// [`run`], keeping the claims and the files seen.
+pub fn run_keeping<S: Source>(
+    scanner: &Scanner,
+    source: &S,
+    policy: &RunPolicy,
+    progress: Option<&Progress>,
+) -> Result<Kept<S::Site>> {
     let started = SystemTime::now();
     let clock = Instant::now();
     let sink = Sink {
@@ -176,5 +195,9 @@ pub fn run<S: Source>(
         settled,
     );
     scanner.seal_file_digests(&mut report);
-    Ok(report)
+    Ok(Kept {
+        report,
+        claims,
+        seen,
+    })
 }

@@ -58,6 +58,11 @@ impl AuditConfig {
         })
     }
 
+    /// The compiled `[[provenance.bind]]` entries.
+    pub fn binds(&self) -> &[BindRule] {
+        &self.binds
+    }
+
     /// Manifest globs match the file name.
     pub fn is_manifest(&self, name: &str) -> bool {
         self.manifests.is_match(name)

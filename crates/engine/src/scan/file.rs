@@ -84,6 +84,8 @@ pub struct FileScanner<'a> {
     /// What the confidence model learnt of the unit in hand and of the file.
     unit_facts: facts::UnitFacts,
     file_facts: facts::FileFacts,
+    /// Whether findings keep their matched bytes (for `fix`; see `Finding::value`).
+    keep_values: bool,
 }
 
 impl<'a> FileScanner<'a> {
@@ -107,7 +109,14 @@ impl<'a> FileScanner<'a> {
             key_probes: keys::PROBES_PER_FILE,
             unit_facts: facts::UnitFacts::default(),
             file_facts: facts::FileFacts::default(),
+            keep_values: false,
         }
+    }
+
+    /// Findings keep their matched bytes, for `fix`.
+    pub fn keeping_values(mut self, keep: bool) -> Self {
+        self.keep_values = keep;
+        self
     }
 
     /// The report name of the file this scanner judges.
@@ -118,7 +127,9 @@ impl<'a> FileScanner<'a> {
     /// A scanner of the same file with privacy detection only (no audit): for a second
     /// reading of the same bytes.
     pub fn plain_copy(&self) -> FileScanner<'a> {
-        FileScanner::new(self.rules, self.key, self.rel).with_audit(None, self.content)
+        FileScanner::new(self.rules, self.key, self.rel)
+            .with_audit(None, self.content)
+            .keeping_values(self.keep_values)
     }
 
     /// Adds provenance and format auditing; `content: false` leaves privacy detection out.

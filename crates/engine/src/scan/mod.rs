@@ -76,6 +76,8 @@ pub struct Scanner {
     /// Read buffers lent to one file at a time: as many as workers, each kept as large
     /// as the files it has read (see [`read::ReadBuffers`]). Taken once per file.
     buffers: std::sync::Mutex<Vec<crate::source::read::ReadBuffers>>,
+    /// Findings keep their matched bytes (`fix`).
+    keep_values: bool,
 }
 
 /// The rules `config` asks for: the built-in ones, its rule folders (or the committed
@@ -146,6 +148,7 @@ impl Scanner {
             mode: Mode::Full,
             strict: false,
             buffers: std::sync::Mutex::new(Vec::new()),
+            keep_values: false,
         })
     }
 
@@ -171,6 +174,13 @@ impl Scanner {
     /// Remembers hashes in `cache`, its paths keyed under this scanner's key.
     pub fn with_cache(mut self, cache: HashCache) -> Self {
         self.cache = cache.keyed(self.key.clone());
+        self
+    }
+
+    /// Findings keep their matched bytes in memory (see `Finding::value`): what `fix`
+    /// rewrites. Never for a scan whose findings are only reported.
+    pub fn keeping_values(mut self) -> Self {
+        self.keep_values = true;
         self
     }
 
@@ -229,6 +239,11 @@ impl Scanner {
 
     pub(crate) fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// What auditing reads from the config (manifest names, bind rules).
+    pub fn audit(&self) -> &AuditConfig {
+        &self.audit
     }
 
     pub(crate) fn excludes(&self) -> &Excludes {

@@ -171,6 +171,7 @@ impl Scanner {
                     message: format!("{} (in the file name)", rule.description),
                     group: None,
                     commit: None,
+                    value: None,
                 }
             })
             .collect();

@@ -21,11 +21,7 @@ impl Scanner {
         for (kind, bytes) in header_fields(raw) {
             let found = match kind {
                 HeaderField::Name => self.check_name(&String::from_utf8_lossy(bytes)).findings,
-                HeaderField::Other => {
-                    file::FileScanner::new(&self.rules, &self.key, rel)
-                        .run_text(bytes)
-                        .0
-                }
+                HeaderField::Other => self.file_scanner(rel).run_text(bytes).0,
             };
             for mut f in found {
                 f.location = crate::finding::Location {
@@ -45,6 +41,11 @@ impl Scanner {
             }
         }
         findings
+    }
+
+    /// A file scanner under this scanner's rules and key.
+    fn file_scanner<'s>(&'s self, rel: &'s str) -> file::FileScanner<'s> {
+        file::FileScanner::new(&self.rules, &self.key, rel).keeping_values(self.keep_values)
     }
 
     /// Reads and scans one file on disk; `rel` is the path the report shows.
@@ -75,7 +76,8 @@ impl Scanner {
                     .unwrap_or_default();
                 let transcript = sibling_transcript(path, &name);
                 let audit = FileAudit::new(&self.audit, &rel, transcript);
-                let scanner = file::FileScanner::new(&self.rules, &self.key, &rel)
+                let scanner = self
+                    .file_scanner(&rel)
                     .with_audit(Some(audit), self.mode == Mode::Full);
                 let (raw, pieces) = bufs.raw_and_pieces();
                 let judged = match data.gzip {
@@ -85,11 +87,10 @@ impl Scanner {
                         // Not text once inflated: inflated whole, then judged as bytes.
                         Err(SkipReason::Binary) => {
                             read::decode_bytes(raw.to_vec(), limit).map(|text| {
-                                let scanner = file::FileScanner::new(&self.rules, &self.key, &rel)
-                                    .with_audit(
-                                        Some(FileAudit::new(&self.audit, &rel, None)),
-                                        self.mode == Mode::Full,
-                                    );
+                                let scanner = self.file_scanner(&rel).with_audit(
+                                    Some(FileAudit::new(&self.audit, &rel, None)),
+                                    self.mode == Mode::Full,
+                                );
                                 self.read_content(scanner, &name, &text, 1)
                             })
                         }
@@ -186,7 +187,8 @@ impl Scanner {
         match read::decode_bytes(raw, self.config.scan.max_file_bytes) {
             Ok(text) => {
                 let audit = FileAudit::new(&self.audit, rel, None);
-                let scanner = file::FileScanner::new(&self.rules, &self.key, rel)
+                let scanner = self
+                    .file_scanner(rel)
                     .with_audit(Some(audit), self.mode == Mode::Full);
                 let (mut findings, claims, note) = self.read_content(scanner, name, &text, 0);
                 findings.extend(header);

@@ -7,7 +7,7 @@ use super::facts::Around;
 use crate::detect::RawMatch;
 use crate::detect::Rule;
 use crate::detect::confidence::{self, Assessment, Context};
-use crate::finding::{Category, Confidence, Finding, Fingerprint, Location, Reason};
+use crate::finding::{Category, Confidence, Finding, Fingerprint, Location, MatchedValue, Reason};
 use crate::formats::{Encoding, LineIndex, Unit};
 use crate::provenance::Claim;
 use crate::scan::excerpt::{Sorted, excerpt, mask_in_pointer, redact_pointer, redact_text};
@@ -122,6 +122,11 @@ impl FileScanner<'_> {
         let excerpt = excerpt(unit, m, sorted, self.rules);
         let place = (line, column, assessment);
         self.push(rule, place, pointer, excerpt, fingerprints, message);
+        if self.keep_values
+            && let Some(f) = self.findings.last_mut()
+        {
+            f.value = Some(MatchedValue(value.to_vec()));
+        }
     }
 
     /// How sure this match is (see [`crate::detect::confidence`]): its value, up to 64
@@ -203,6 +208,7 @@ impl FileScanner<'_> {
             message,
             group: None,
             commit: None,
+            value: None,
         });
     }
 

@@ -1,0 +1,110 @@
+//! `privacy-audit fix PATH...`: shows (dry run) or applies (`--write`) the rewrite of
+//! what a scan finds, and the hashes re-recorded with it.
+
+use super::{Cli, Exit, FixArgs, FixFormat};
+use crate::config::Config;
+use crate::fix::{self, Plan};
+use crate::scan::Scanner;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
+    let key = super::load_key(cli)?;
+    let scanner = Scanner::from_config(config, key)?.keeping_values();
+    let policy = super::policy(&scanner, &args.accept)?;
+    let plan = fix::plan(&scanner, &args.paths, &policy)?;
+    if args.write {
+        for file in &plan.files {
+            fix::write::apply(file, args.backup.as_deref())?;
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    match args.format.unwrap_or(FixFormat::Human) {
+        FixFormat::Human => human(&plan, args.write, &mut out)?,
+        FixFormat::Json => json(&plan, args.write, &mut out)?,
+    }
+    Ok(if plan.report.incomplete() {
+        Exit::Trouble
+    } else if !plan.unfixed.is_empty() || !args.write && !plan.files.is_empty() {
+        Exit::Findings
+    } else {
+        Exit::Clean
+    })
+}
+
+/// One rewrite decision: rule, masked value, placeholder.
+type Decision<'a> = (&'a str, &'a str, &'a str);
+
+fn human(plan: &Plan, written: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    // Per file, one line per (rule, value, placeholder): a home folder on every step
+    // of a trajectory is one decision, not six hundred.
+    let mut by_file: BTreeMap<&str, BTreeMap<Decision<'_>, (usize, Option<u32>)>> = BTreeMap::new();
+    for c in &plan.changes {
+        let entry = by_file
+            .entry(&c.path)
+            .or_default()
+            .entry((&c.rule_id, &c.was, &c.placeholder))
+            .or_insert((0, c.line));
+        entry.0 += 1;
+    }
+    for (path, lines) in &by_file {
+        writeln!(out, "{path}")?;
+        for ((rule, was, placeholder), (n, line)) in lines {
+            let at = line.map(|l| format!(":{l}")).unwrap_or_default();
+            let times = if *n > 1 {
+                format!(" ({n}×)")
+            } else {
+                String::new()
+            };
+            writeln!(out, "  {at:<6} {rule}  {was} → {placeholder}{times}")?;
+        }
+    }
+    if !plan.rehashed.is_empty() {
+        writeln!(out, "\nhashes recorded anew")?;
+        for r in &plan.rehashed {
+            writeln!(out, "  {}: the sha256 of {}", r.path, r.names)?;
+        }
+    }
+    if !plan.unfixed.is_empty() {
+        writeln!(out, "\nneeds a person")?;
+        for u in &plan.unfixed {
+            let f = &u.finding;
+            let at = f.location.line.map(|l| format!(":{l}")).unwrap_or_default();
+            writeln!(out, "  {}{at}  {}  {}", f.location.path, f.rule_id, u.why)?;
+        }
+    }
+    let unjudged = plan.report.files.iter().filter(|f| f.error).count();
+    writeln!(
+        out,
+        "\n{} value{} in {} file{} {}, {} hash{} re-recorded; {} finding{} need{} a person{}",
+        plan.changes.len(),
+        plural(plan.changes.len()),
+        plan.files.len(),
+        plural(plan.files.len()),
+        if written { "replaced" } else { "to replace" },
+        plan.rehashed.len(),
+        if plan.rehashed.len() == 1 { "" } else { "es" },
+        plan.unfixed.len(),
+        plural(plan.unfixed.len()),
+        if plan.unfixed.len() == 1 { "s" } else { "" },
+        if unjudged > 0 {
+            format!("; {unjudged} file(s) could not be judged")
+        } else {
+            String::new()
+        }
+    )?;
+    if !written && !plan.files.is_empty() {
+        writeln!(out, "dry run: nothing was written; --write applies it")?;
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn json(plan: &Plan, written: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &plan.log(written))?;
+    writeln!(out)?;
+    Ok(())
+}
