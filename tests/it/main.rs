@@ -15,6 +15,8 @@ mod decoys;
 mod disguises;
 mod docs;
 mod evasion;
+mod fix;
+mod fix_property;
 mod gate;
 mod gate_fields;
 mod git;

@@ -113,11 +113,13 @@ impl Baseline {
 }
 
 /// What may suppress findings in this run.
+#[derive(Clone)]
 pub struct Acceptance {
     baseline: HashSet<(String, String)>,
     allow: Vec<(Allow, String)>,
 }
 
+#[derive(Clone)]
 enum Allow {
     Fingerprint(String, Option<GlobMatcher>),
     /// A rule within a path glob, and (for a table) a pointer pattern.

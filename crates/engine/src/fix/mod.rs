@@ -20,7 +20,7 @@ pub mod write;
 
 use crate::acceptance::RunPolicy;
 use crate::error::Result;
-use crate::finding::{Finding, Fingerprint};
+use crate::finding::{Confidence, Finding, Fingerprint};
 use crate::provenance::ClaimSite;
 use crate::report::Report;
 use crate::run::{Kept, Walk};
@@ -84,17 +84,33 @@ struct Target {
     replacement: Replacement,
 }
 
-/// Plans the fix of `roots` under `policy`. `scanner` must keep values
+/// Plans the fix of `roots` under `policy`: what it accepts is left alone, what is
+/// less sure than its `min_confidence` too. `scanner` must keep values
 /// ([`Scanner::keeping_values`]); a finding without one is left to a person.
 pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<Plan> {
+    // The run keeps every confidence: what a rewrite changes is told from what it
+    // adds by comparing with all that was there, hidden findings included.
+    let every = RunPolicy {
+        acceptance: policy.acceptance.clone(),
+        min_confidence: crate::finding::Confidence::Low,
+    };
     let Kept {
         report,
         claims,
         seen,
-    } = crate::run::run_keeping(scanner, &Walk { roots }, policy, None)?;
+    } = crate::run::run_keeping(scanner, &Walk { roots }, &every, None)?;
+    let mut was: HashMap<&str, Vec<&Finding>> = HashMap::new();
+    let all = report.findings.iter();
+    for f in all.chain(report.suppressed.iter().map(|s| &s.finding)) {
+        was.entry(f.location.path.as_str()).or_default().push(f);
+    }
     let disk: HashMap<String, PathBuf> = seen.into_iter().map(|s| (s.rel, s.disk)).collect();
     let (mut by_file, mut unfixed) = (HashMap::<String, Vec<Target>>::new(), Vec::new());
-    for f in &report.findings {
+    for f in report
+        .findings
+        .iter()
+        .filter(|f| f.confidence >= policy.min_confidence)
+    {
         let replacement = f
             .value
             .as_ref()
@@ -121,7 +137,8 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
         let Some(disk_path) = disk.get(&path) else {
             continue;
         };
-        match fix_file(scanner, policy, &path, disk_path, &targets) {
+        let before = was.get(path.as_str()).map_or(&[][..], Vec::as_slice);
+        match fix_file(scanner, policy, (&path, disk_path), before, &targets) {
             Ok((file, done, left)) => {
                 files.extend(file);
                 changes.extend(done);
@@ -157,8 +174,8 @@ type FileOutcome = (Option<FileFix>, Vec<Change>, Vec<Unfixed>);
 fn fix_file(
     scanner: &Scanner,
     policy: &RunPolicy,
-    shown: &str,
-    disk: &std::path::Path,
+    (shown, disk): (&str, &std::path::Path),
+    was: &[&Finding],
     targets: &[Target],
 ) -> std::result::Result<FileOutcome, String> {
     let before = std::fs::read(disk).map_err(|e| format!("cannot be read again ({})", e.kind()))?;
@@ -186,21 +203,25 @@ fn fix_file(
         rewrite_text(scanner, &rewriter, &name, &before, &mut counts)
     };
     let key = |f: &Finding| (f.rule_id.clone(), f.fingerprint.clone());
-    let was: Vec<Finding> = scanner.scan_blob_as(shown, &name, before.clone()).findings;
-    let now: Vec<Finding> = scanner.scan_blob_as(shown, &name, after.clone()).findings;
-    let was_keys: HashSet<_> = was.iter().map(key).collect();
-    let now_keys: HashSet<_> = now.iter().map(key).collect();
-    let broken = |fs: &[Finding]| {
-        fs.iter()
-            .filter(|f| f.rule_id == "format.invalid_json")
-            .count()
+    // Where a finding stands: a capture whose text held a rewritten value is the
+    // same capture, though its fingerprint changed.
+    let place = |f: &Finding| {
+        let l = &f.location;
+        (f.rule_id.clone(), l.line, l.json_pointer.clone())
     };
-    if broken(&now) > broken(&was) {
+    let now: Vec<Finding> = scanner.scan_blob_as(shown, &name, after.clone()).findings;
+    let was_keys: HashSet<_> = was.iter().map(|f| key(f)).collect();
+    let was_places: HashSet<_> = was.iter().map(|f| place(f)).collect();
+    let now_keys: HashSet<_> = now.iter().map(key).collect();
+    let invalid = |f: &&Finding| f.rule_id == "format.invalid_json";
+    if now.iter().filter(invalid).count() > was.iter().copied().filter(invalid).count() {
         return Err("the rewrite would leave the file's JSON broken".into());
     }
     let new: Vec<&str> = now
         .iter()
-        .filter(|f| f.confidence >= policy.min_confidence && !was_keys.contains(&key(f)))
+        // A placeholder is read as one: low at most, whatever the run reports.
+        .filter(|f| f.confidence >= policy.min_confidence.max(Confidence::Medium))
+        .filter(|f| !was_keys.contains(&key(f)) && !was_places.contains(&place(f)))
         .filter(|f| f.rule_id != "provenance.text_hash_mismatch")
         .map(|f| f.rule_id.as_str())
         .collect();

@@ -25,6 +25,10 @@ pub fn no_rewrite(category: Category) -> &'static str {
             "a recorded hash that was already wrong: fix re-hashes only \
                                  what it changes"
         }
+        Category::LocalPath => {
+            "a path whose identifying folder is not a home folder fix can \
+                                name: a person rewrites it"
+        }
         _ => "no placeholder keeps this value's shape (its kind has no safe rewrite)",
     }
 }

@@ -104,8 +104,16 @@ fn spellings(old: &[u8], new: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let once = (escape(old), escape(new));
     let twice = (escape(&once.0), escape(&once.1));
     let slashed = (slash(&once.0), slash(&once.1));
-    let ascii = (ascii(&once.0), ascii(&once.1));
-    let mut out = vec![(old.to_vec(), new.to_vec()), once, twice, slashed, ascii];
+    let ascii_once = (ascii(&once.0), ascii(&once.1));
+    let ascii_slashed = (ascii(&slashed.0), ascii(&slashed.1));
+    let mut out = vec![
+        (old.to_vec(), new.to_vec()),
+        once,
+        twice,
+        slashed,
+        ascii_once,
+        ascii_slashed,
+    ];
     out.dedup();
     out
 }

@@ -1,0 +1,203 @@
+//! `privacy-audit fix` through the binary: a dry run writes nothing and shows no value;
+//! `--write` rewrites, keeps what it does not touch byte for byte, re-hashes manifests,
+//! bound hashes and a record's own text hash, keeps gzip members, backs up, and is
+//! idempotent; what it cannot rewrite is listed for a person (exit 1).
+
+use crate::util::{gzip, run};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+const EMAIL: &str = "ion.popescu@gmail.com";
+const HOME: &str = "/home/ionpopescu/runs/a.py";
+const KEY: &str = "AKIAZ7QW3RT5YU2IOPLM";
+
+fn sha(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("dir");
+    }
+    std::fs::write(path, bytes).expect("write");
+}
+
+fn read(dir: &Path, name: &str) -> Vec<u8> {
+    std::fs::read(dir.join(name)).expect("read")
+}
+
+/// A dataset with values in JSON lines, a text file and a gzip, a manifest over them,
+/// a manifest over that manifest, and a record that hashes its own text.
+fn dataset(dir: &Path) {
+    let line = serde_json::json!({"q": format!("mail {EMAIL}"), "path": HOME}).to_string();
+    write(
+        dir,
+        "d/cases.jsonl",
+        format!("{{\"id\":1}}\n{line}\n").as_bytes(),
+    );
+    write(
+        dir,
+        "d/notes.md",
+        format!("# notes\nkey {KEY} here\n").as_bytes(),
+    );
+    write(dir, "d/run.jsonl.gz", &gzip(&format!("{line}\n")));
+    let text = format!("ask {EMAIL}");
+    let own = serde_json::json!({"text": text, "text_sha256": format!("sha256:{}", sha(text.as_bytes()))});
+    write(dir, "d/own.jsonl", format!("{own}\n").as_bytes());
+    let sums: String = ["cases.jsonl", "notes.md", "run.jsonl.gz"]
+        .iter()
+        .map(|n| format!("{}  {n}\n", sha(&read(dir, &format!("d/{n}")))))
+        .collect();
+    write(dir, "d/SHA256SUMS", sums.as_bytes());
+    let top = format!("{}  d/SHA256SUMS\n", sha(&read(dir, "d/SHA256SUMS")));
+    write(dir, "SHA256SUMS", top.as_bytes());
+}
+
+#[test]
+fn a_dry_run_writes_nothing_and_shows_no_value() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    dataset(data.path());
+    let before = read(data.path(), "d/cases.jsonl");
+    let dir = data.path().to_str().expect("utf-8");
+    let out = run(home.path(), &["fix", dir]);
+    assert_eq!(out.code, 1, "changes are pending: {}", out.stderr);
+    assert!(
+        out.stdout.contains("dry run: nothing was written"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("→ user-"), "{}", out.stdout);
+    assert_eq!(read(data.path(), "d/cases.jsonl"), before);
+    for value in [EMAIL, HOME, "ionpopescu", KEY] {
+        assert!(
+            !out.stdout.contains(value) && !out.stderr.contains(value),
+            "{value} shown"
+        );
+    }
+    let log = run(home.path(), &["fix", dir, "--format", "json"]);
+    let log = log.json();
+    assert_eq!(log["written"], false);
+    assert!(!log.to_string().contains(EMAIL));
+}
+
+#[test]
+fn write_fixes_rehashes_and_a_second_run_has_nothing_to_do() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let backup = tempfile::tempdir().expect("backup");
+    dataset(data.path());
+    let original = read(data.path(), "d/cases.jsonl");
+    let dir = data.path().to_str().expect("utf-8");
+    assert_eq!(
+        run(home.path(), &["verify", dir]).code,
+        0,
+        "the hashes hold before"
+    );
+    let out = run(
+        home.path(),
+        &[
+            "fix",
+            dir,
+            "--write",
+            "--backup",
+            backup.path().to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("hashes recorded anew"),
+        "{}",
+        out.stdout
+    );
+
+    // The values are gone, the data still reads, its hashes hold.
+    let scan = run(
+        home.path(),
+        &["scan", dir, "--format", "json", "--no-baseline"],
+    );
+    assert_eq!(scan.code, 0, "{}", scan.stdout);
+    assert_eq!(
+        run(home.path(), &["verify", dir]).code,
+        0,
+        "every hash holds after"
+    );
+    let cases = String::from_utf8(read(data.path(), "d/cases.jsonl")).expect("utf-8");
+    assert!(
+        cases.starts_with("{\"id\":1}\n"),
+        "untouched lines stay: {cases}"
+    );
+    assert!(
+        cases.contains("/home/user/runs/a.py"),
+        "only the user's folder changed"
+    );
+    assert!(cases.contains("@example.com"));
+    for line in cases.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("each line parses");
+    }
+    let own = String::from_utf8(read(data.path(), "d/own.jsonl")).expect("utf-8");
+    let own: serde_json::Value = serde_json::from_str(own.trim()).expect("json");
+    let text = own["text"].as_str().expect("text");
+    assert_eq!(
+        own["text_sha256"],
+        format!("sha256:{}", sha(text.as_bytes()))
+    );
+    assert_eq!(
+        read(backup.path(), "d/cases.jsonl"),
+        original,
+        "the backup is the original"
+    );
+
+    // Idempotent: nothing left to do.
+    let again = run(home.path(), &["fix", dir, "--write"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert!(
+        again.stdout.contains("0 values in 0 files"),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn a_hash_that_was_already_wrong_is_left_and_what_cannot_be_rewritten_needs_a_person() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let line = serde_json::json!({"q": format!("mail {EMAIL}")}).to_string();
+    write(data.path(), "a.jsonl", format!("{line}\n").as_bytes());
+    let wrong = sha(b"other bytes");
+    write(
+        data.path(),
+        "SHA256SUMS",
+        format!("{wrong}  a.jsonl\n").as_bytes(),
+    );
+    let trace = "Traceback (most recent call last):\n  File \"/srv/app/x.py\", line 3, in <module>\n    main()\nValueError: bad\n";
+    write(data.path(), "log.txt", trace.as_bytes());
+    let dir = data.path().to_str().expect("utf-8");
+    let out = run(home.path(), &["fix", dir, "--write"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("needs a person"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("provenance.hash_mismatch"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("capture.python_traceback"),
+        "{}",
+        out.stdout
+    );
+    let sums = String::from_utf8(read(data.path(), "SHA256SUMS")).expect("utf-8");
+    assert!(
+        sums.starts_with(&wrong),
+        "a false hash is not made true by fix: {sums}"
+    );
+    assert_eq!(
+        read(data.path(), "log.txt"),
+        trace.as_bytes(),
+        "a capture is not half-fixed"
+    );
+}
