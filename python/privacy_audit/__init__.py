@@ -149,6 +149,16 @@ class Scanner:
         text = self._native.scan_bytes(name, bytes(data))
         return [Finding._from(f) for f in json.loads(text)]
 
+    def fix_bytes(self, name: str, data: bytes) -> Tuple[bytes, List[dict]]:
+        """`data` (read as a file called `name`) with what `scan_bytes` finds rewritten
+        as placeholders, as `privacy-audit fix` rewrites a file: the new bytes and the
+        changes (path, pointer, rule, fingerprint, masked value, placeholder). The same
+        value gets the same placeholder in every call, shard and process of a team (it
+        is keyed by the `[team] key`). What cannot be rewritten raises nothing: the
+        bytes keep it, and `scan_bytes` still reports it."""
+        fixed, log = self._native.fix_bytes(name, bytes(data))
+        return bytes(fixed), json.loads(log)["changes"]
+
     def scan_record(self, record: Mapping[str, Any], name: str = "") -> List[Finding]:
         """Findings of one record, read as JSON (`name` defaults to record.json)."""
         # Any mapping (a `datasets` row, a pandas row's dict) is read as its dict; what

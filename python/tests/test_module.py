@@ -198,3 +198,16 @@ def test_scan_bytes_accepts_what_the_config_allows(tmp_path):
     s = pa.Scanner(config=config)
     assert s.scan_bytes("fixtures/people.json", data) == []
     assert [f.rule_id for f in s.scan_bytes("cases/people.json", data)] == ["email.address"]
+
+
+def test_fix_bytes_rewrites_consistently_and_shows_no_value():
+    s = pa.Scanner()
+    line = json.dumps({"note": f"mail {EMAIL}", "host": HOST}) + "\n"
+    fixed, changes = s.fix_bytes("a.jsonl", line.encode())
+    again, _ = s.fix_bytes("b.jsonl.gz", gzip.compress(line.encode()))
+    assert EMAIL.encode() not in fixed and HOST.encode() not in fixed
+    assert gzip.decompress(again) == fixed, "one value, one placeholder, in every call"
+    assert {c["rule_id"] for c in changes} == {"email.address", "hostname.internal"}
+    assert EMAIL not in json.dumps(changes) and HOST not in json.dumps(changes)
+    assert s.scan_bytes("a.jsonl", fixed) == []
+    json.loads(fixed)

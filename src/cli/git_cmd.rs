@@ -183,6 +183,17 @@ fn explain_block(
         ..Default::default()
     };
     crate::report::render(report, Format::Human, rules, &style, &mut err)?;
+    let rewritable = report
+        .findings
+        .iter()
+        .filter(|f| crate::fix::placeholder::rewritable(f.category, &f.rule_id))
+        .count();
+    if rewritable > 0 && action == "commit" {
+        eprintln!(
+            "\nprivacy-audit: {rewritable} of these `privacy-audit fix FILE... --write` can rewrite \
+             as placeholders (then `git add` the files again)."
+        );
+    }
     eprintln!(
         "\nprivacy-audit: this {action} is blocked. Fix each finding above, or accept it on purpose:\n  \
          - `privacy-audit allow FILE:LINE --rule RULE --reason WHY` for one finding\n  \

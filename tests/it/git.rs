@@ -29,6 +29,10 @@ fn staged_secret_blocks_initial_commit_and_clean_commit_passes() {
         "the value is masked"
     );
     assert_eq!(s.commits(&repo), 0);
+    assert!(
+        err.contains("1 of these `privacy-audit fix FILE... --write` can rewrite"),
+        "the block says what fix can do: {err}"
+    );
 
     write(&repo, "cases/a.jsonl", CLEAN_LINE);
     s.commit_all(&repo, &["clean"]);

@@ -53,7 +53,10 @@ impl NativeScanner {
         let key_file = settings::key_file()
             .ok_or_else(|| err("no fingerprint key location: set HOME or XDG_DATA_HOME"))?;
         let key = FingerprintKey::load_or_create(&key_file).map_err(err)?;
-        let mut scanner = Scanner::from_config(config, key).map_err(err)?;
+        // Values are kept in memory for `fix_bytes`; nothing hands them to Python.
+        let mut scanner = Scanner::from_config(config, key)
+            .map_err(err)?
+            .keeping_values();
         if let Some(file) = settings::cache_file() {
             scanner = scanner.with_cache(privacy_audit::provenance::cache::HashCache::open(file));
         }
@@ -81,6 +84,36 @@ impl NativeScanner {
                 )));
             }
             serde_json::to_string(&report.findings).map_err(err)
+        })
+    }
+
+    /// `data` read as a file named `name`, with what a scan reports rewritten as
+    /// placeholders: the new bytes and the fix log (JSON), which names no value.
+    fn fix_bytes(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        data: Vec<u8>,
+    ) -> PyResult<(std::borrow::Cow<'static, [u8]>, String)> {
+        py.detach(|| {
+            let (after, changes, unfixed) =
+                privacy_audit::fix::fix_bytes(&self.scanner, &self.policy()?, name, data)
+                    .map_err(err)?;
+            let plan = privacy_audit::fix::Plan {
+                files: Vec::new(),
+                changes,
+                unfixed,
+                rehashed: Vec::new(),
+                report: privacy_audit::report::Report::new(
+                    String::new(),
+                    std::time::SystemTime::now(),
+                    std::time::Duration::ZERO,
+                    Vec::new(),
+                    Vec::new(),
+                ),
+            };
+            let log = serde_json::to_string(&plan.log(false)).map_err(err)?;
+            Ok((std::borrow::Cow::Owned(after), log))
         })
     }
 

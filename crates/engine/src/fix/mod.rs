@@ -9,6 +9,8 @@
 //! then every claim that was true of a changed file is made true again ([`rehash`]).
 //! [`write`] applies a plan: atomically, keeping modes, never through a link.
 
+mod bytes;
+mod file;
 mod gzip;
 pub mod log;
 pub mod placeholder;
@@ -20,7 +22,7 @@ pub mod write;
 
 use crate::acceptance::RunPolicy;
 use crate::error::Result;
-use crate::finding::{Confidence, Finding, Fingerprint};
+use crate::finding::{Finding, Fingerprint};
 use crate::provenance::ClaimSite;
 use crate::report::Report;
 use crate::run::{Kept, Walk};
@@ -28,7 +30,7 @@ use crate::scan::Scanner;
 use placeholder::Replacement;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// One value rewritten: where, by which rule, and what it became. Never the value.
@@ -84,6 +86,8 @@ struct Target {
     replacement: Replacement,
 }
 
+pub use bytes::fix_bytes;
+
 /// Plans the fix of `roots` under `policy`: what it accepts is left alone, what is
 /// less sure than its `min_confidence` too. `scanner` must keep values
 /// ([`Scanner::keeping_values`]); a finding without one is left to a person.
@@ -138,7 +142,7 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
             continue;
         };
         let before = was.get(path.as_str()).map_or(&[][..], Vec::as_slice);
-        match fix_file(scanner, policy, (&path, disk_path), before, &targets) {
+        match file::fix_file(scanner, policy, (&path, disk_path), before, &targets) {
             Ok((file, done, left)) => {
                 files.extend(file);
                 changes.extend(done);
@@ -158,7 +162,7 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
     })
 }
 
-fn unfixed_because(f: &Finding, why: &str) -> Unfixed {
+pub(crate) fn unfixed_because(f: &Finding, why: &str) -> Unfixed {
     let mut finding = f.clone();
     finding.value = None;
     Unfixed {
@@ -167,127 +171,7 @@ fn unfixed_because(f: &Finding, why: &str) -> Unfixed {
     }
 }
 
-/// What fixing one file gives: its new bytes (if any value went), the changes, and
-/// the findings left to a person.
-type FileOutcome = (Option<FileFix>, Vec<Change>, Vec<Unfixed>);
-
-fn fix_file(
-    scanner: &Scanner,
-    policy: &RunPolicy,
-    (shown, disk): (&str, &std::path::Path),
-    was: &[&Finding],
-    targets: &[Target],
-) -> std::result::Result<FileOutcome, String> {
-    let before = std::fs::read(disk).map_err(|e| format!("cannot be read again ({})", e.kind()))?;
-    let replacements: Vec<Replacement> = targets.iter().map(|t| t.replacement.clone()).collect();
-    let Some(rewriter) = rewrite::Rewriter::new(&replacements) else {
-        return Err("nothing to replace".into());
-    };
-    let mut counts = vec![0; replacements.len()];
-    let name = disk
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let after = if crate::source::read::is_gzip(&before) {
-        let limit = scanner.config.scan.max_file_bytes;
-        let mut members = gzip::members(&before, limit)
-            .ok_or("a gzip file that cannot be taken apart and put back whole")?;
-        for m in &mut members {
-            m.text = rewrite_text(scanner, &rewriter, &name, &m.text, &mut counts);
-        }
-        let header = targets
-            .iter()
-            .any(|t| t.finding.message.contains("gzip header"));
-        gzip::rebuild(&members, header).map_err(|e| format!("cannot be compressed again ({e})"))?
-    } else {
-        rewrite_text(scanner, &rewriter, &name, &before, &mut counts)
-    };
-    let key = |f: &Finding| (f.rule_id.clone(), f.fingerprint.clone());
-    // Where a finding stands: a capture whose text held a rewritten value is the
-    // same capture, though its fingerprint changed.
-    let place = |f: &Finding| {
-        let l = &f.location;
-        (f.rule_id.clone(), l.line, l.json_pointer.clone())
-    };
-    let now: Vec<Finding> = scanner.scan_blob_as(shown, &name, after.clone()).findings;
-    let was_keys: HashSet<_> = was.iter().map(|f| key(f)).collect();
-    let was_places: HashSet<_> = was.iter().map(|f| place(f)).collect();
-    let now_keys: HashSet<_> = now.iter().map(key).collect();
-    let invalid = |f: &&Finding| f.rule_id == "format.invalid_json";
-    if now.iter().filter(invalid).count() > was.iter().copied().filter(invalid).count() {
-        return Err("the rewrite would leave the file's JSON broken".into());
-    }
-    let new: Vec<&str> = now
-        .iter()
-        // A placeholder is read as one: low at most, whatever the run reports.
-        .filter(|f| f.confidence >= policy.min_confidence.max(Confidence::Medium))
-        .filter(|f| !was_keys.contains(&key(f)) && !was_places.contains(&place(f)))
-        .filter(|f| f.rule_id != "provenance.text_hash_mismatch")
-        .map(|f| f.rule_id.as_str())
-        .collect();
-    if !new.is_empty() {
-        return Err(format!(
-            "the rewritten file would have new findings ({}): left as it is",
-            new.join(", ")
-        ));
-    }
-    let (mut changes, mut left) = (Vec::new(), Vec::new());
-    for t in targets {
-        if now_keys.contains(&key(&t.finding)) {
-            let why = "its value is not written plainly in the file (an encoded layer): \
-                       found again after the rewrite";
-            left.push(unfixed_because(&t.finding, why));
-            continue;
-        }
-        changes.push(change(&t.finding, &t.replacement));
-    }
-    let file = (after != before).then(|| FileFix {
-        disk: disk.to_path_buf(),
-        shown: shown.to_string(),
-        before,
-        after,
-    });
-    Ok((file, changes, left))
-}
-
-/// A text rewritten: JSON strings read decoded first (any escape), then every
-/// spelling written out (plain text, nested JSON, `\/`).
-fn rewrite_text(
-    scanner: &Scanner,
-    rewriter: &rewrite::Rewriter,
-    name: &str,
-    text: &[u8],
-    counts: &mut [usize],
-) -> Vec<u8> {
-    let base = name.strip_suffix(".gz").unwrap_or(name);
-    let json = [".json", ".jsonl", ".ndjson"]
-        .iter()
-        .any(|x| base.ends_with(x))
-        || text
-            .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .is_some_and(|b| matches!(b, b'{' | b'['));
-    if !json {
-        return rewriter.apply(text, counts);
-    }
-    let after = rewriter.apply(&strings::rewrite(text, rewriter, counts), counts);
-    text_hash::rehash(scanner.audit().binds(), text, &after)
-}
-
-fn change(f: &Finding, r: &Replacement) -> Change {
-    let value = String::from_utf8_lossy(&r.old);
-    Change {
-        path: f.location.path.clone(),
-        line: f.location.line,
-        json_pointer: f.location.json_pointer.clone(),
-        rule_id: f.rule_id.clone(),
-        fingerprint: f.fingerprint.clone(),
-        was: crate::finding::redact::mask(&value, f.category),
-        placeholder: String::from_utf8_lossy(&r.new).into_owned(),
-    }
-}
-
 /// The sha256 of `bytes`, as claims write it.
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     crate::hex::encode(&Sha256::digest(bytes))
 }

@@ -16,6 +16,21 @@ pub struct Replacement {
     pub new: Vec<u8>,
 }
 
+/// Whether a finding of this rule is of a kind `fix` rewrites (a home path whose
+/// user it cannot name is found out only when it tries).
+pub fn rewritable(category: Category, rule_id: &str) -> bool {
+    match category {
+        Category::Email
+        | Category::Hostname
+        | Category::IpAddress
+        | Category::Secret
+        | Category::Denylist
+        | Category::LocalPath => true,
+        Category::Pii => !matches!(rule_id, "pii.iban" | "pii.es_dni" | "pii.ro_cnp"),
+        Category::Capture | Category::Provenance | Category::Schema => false,
+    }
+}
+
 /// Why a finding of `category` gets no placeholder.
 pub fn no_rewrite(category: Category) -> &'static str {
     match category {
