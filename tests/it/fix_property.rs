@@ -1,8 +1,8 @@
 //! `fix` as a property: generated documents with planted values in string values,
-//! object keys, nested JSON strings and `\u0040` spellings, written as JSON, JSON lines
-//! and a two-member `.jsonl.gz`, are fixed on disk. Every file still parses with the
-//! same shape, none of the planted values is left, a second fix changes nothing, and
-//! the fix log holds no planted value.
+//! object keys, nested JSON strings, base64, percent-encoding and `\u0040` spellings,
+//! written as JSON, JSON lines and a two-member `.jsonl.gz`, are fixed on disk. Every
+//! file still parses with the same shape, none of the planted values is left, a second
+//! fix changes nothing, and the fix log holds no planted value.
 
 use crate::util::values::any_value;
 use privacy_audit::acceptance::RunPolicy;
@@ -30,14 +30,26 @@ fn policy(s: &Scanner) -> RunPolicy {
     p
 }
 
-/// A record holding `v` in a value, a key and a nested JSON string.
+/// A record holding `v` in a value, a key, a nested JSON string, base64 and a
+/// percent-encoded URL.
 fn record(v: &str, n: usize) -> Value {
+    use base64::Engine;
     let nested = json!({"cfg": {"owner": v}}).to_string();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(format!("contact {v} now"));
+    let pct: String = v
+        .bytes()
+        .map(|b| match b {
+            b'@' | b'/' => format!("%{b:02X}"),
+            b => char::from(b).to_string(),
+        })
+        .collect();
     json!({
         "id": n,
         "note": format!("reach {v} today"),
         "meta": {v: "seen", "list": [1, format!("at {v}"), null]},
         "tool_call": nested,
+        "attachment": b64,
+        "link": format!("https://docs.example/q?to={pct}&n=1"),
     })
 }
 

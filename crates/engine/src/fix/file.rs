@@ -3,7 +3,9 @@
 //! before it is accepted.
 
 use super::placeholder::Replacement;
-use super::{Change, FileFix, Target, Unfixed, gzip, rewrite, strings, text_hash, unfixed_because};
+use super::{
+    Change, FileFix, Target, Unfixed, gzip, layers, rewrite, strings, text_hash, unfixed_because,
+};
 use crate::acceptance::RunPolicy;
 use crate::finding::{Confidence, Finding};
 use crate::scan::Scanner;
@@ -128,11 +130,15 @@ fn rewrite_text(
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .is_some_and(|b| matches!(b, b'{' | b'['));
-    if !json {
-        return rewriter.apply(text, counts);
+    let plain = match json {
+        true => rewriter.apply(&strings::rewrite(text, rewriter, counts), counts),
+        false => rewriter.apply(text, counts),
+    };
+    let after = layers::percent(&layers::base64(&plain, rewriter, counts), rewriter, counts);
+    match json {
+        true => text_hash::rehash(scanner.audit().binds(), text, &after),
+        false => after,
     }
-    let after = rewriter.apply(&strings::rewrite(text, rewriter, counts), counts);
-    text_hash::rehash(scanner.audit().binds(), text, &after)
 }
 
 fn change(f: &Finding, r: &Replacement) -> Change {

@@ -12,6 +12,7 @@
 mod bytes;
 mod file;
 mod gzip;
+mod layers;
 pub mod log;
 pub mod placeholder;
 mod rehash;
