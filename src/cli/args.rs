@@ -97,6 +97,11 @@ pub struct FixArgs {
     /// Copy every file to this folder (under its report path) before it is rewritten.
     #[arg(long, value_name = "DIR", requires = "write")]
     pub backup: Option<PathBuf>,
+    /// Also write each rewritten value and its placeholder as a `git filter-repo
+    /// --replace-text` list (mode 0600; it holds the values, so it must lie outside the
+    /// repository and the fixed folders).
+    #[arg(long, value_name = "FILE")]
+    pub replacements: Option<PathBuf>,
     /// `human` (default) or `json`: the fix log (file, pointer, rule, fingerprint,
     /// placeholder; never a value).
     #[arg(long, value_name = "FORMAT")]

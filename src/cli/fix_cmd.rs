@@ -12,7 +12,18 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?.keeping_values();
     let policy = super::policy(&scanner, &args.accept)?;
+    if let Some(list) = &args.replacements {
+        refuse_inside(list, &args.paths)?;
+    }
     let plan = fix::plan(&scanner, &args.paths, &policy)?;
+    if let Some(list) = &args.replacements {
+        let n = fix::replacements::write(list, &plan.replacements)?;
+        eprintln!(
+            "privacy-audit: {n} replacement line(s) written to {}: it holds the values in \
+             full; use it with `git filter-repo --replace-text`, then delete it",
+            super::log::guarded_text(&list.display().to_string())
+        );
+    }
     if args.write {
         for file in &plan.files {
             fix::write::apply(file, args.backup.as_deref())?;
@@ -34,6 +45,31 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
 
 /// One rewrite decision: rule, masked value, placeholder.
 type Decision<'a> = (&'a str, &'a str, &'a str);
+
+/// The list of values may not land where it would be scanned, committed or shipped:
+/// inside a fixed folder or the repository around one.
+fn refuse_inside(list: &std::path::Path, roots: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let resolve = |p: &std::path::Path| {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        crate::provenance::normalize(&abs)
+    };
+    let list_at = resolve(list);
+    for root in roots {
+        let root = resolve(root);
+        let repo = root.ancestors().find(|d| d.join(".git").exists());
+        for inside in std::iter::once(root.as_path()).chain(repo) {
+            if list_at.starts_with(inside) {
+                anyhow::bail!(
+                    "--replacements {}: inside {} (a fixed folder or its repository); the list \
+                     holds the values, so write it elsewhere",
+                    list.display(),
+                    inside.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
 
 fn human(plan: &Plan, written: bool, out: &mut dyn Write) -> anyhow::Result<()> {
     // Per file, one line per (rule, value, placeholder): a home folder on every step

@@ -201,3 +201,52 @@ fn a_hash_that_was_already_wrong_is_left_and_what_cannot_be_rewritten_needs_a_pe
         "a capture is not half-fixed"
     );
 }
+
+#[test]
+fn the_replacements_list_is_private_and_never_inside_the_data() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let line = serde_json::json!({"q": format!("mail {EMAIL}")}).to_string();
+    write(data.path(), "a.jsonl", format!("{line}\n").as_bytes());
+    let dir = data.path().to_str().expect("utf-8");
+    let inside = data.path().join("values.txt");
+    let refused = run(
+        home.path(),
+        &[
+            "fix",
+            dir,
+            "--replacements",
+            inside.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(!inside.exists(), "nothing is written inside the data");
+
+    let list = home.path().join("values.txt");
+    let out = run(
+        home.path(),
+        &[
+            "fix",
+            dir,
+            "--write",
+            "--replacements",
+            list.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("holds the values in full"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains(EMAIL));
+    let mode = std::fs::metadata(&list).expect("list").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the list is its owner's only");
+    let text = std::fs::read_to_string(&list).expect("list");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("literal:{EMAIL}==>user-"))),
+        "{text}"
+    );
+}

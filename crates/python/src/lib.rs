@@ -104,6 +104,7 @@ impl NativeScanner {
                 changes,
                 unfixed,
                 rehashed: Vec::new(),
+                replacements: Vec::new(),
                 report: privacy_audit::report::Report::new(
                     String::new(),
                     std::time::SystemTime::now(),

@@ -16,6 +16,7 @@ mod layers;
 pub mod log;
 pub mod placeholder;
 mod rehash;
+pub mod replacements;
 mod rewrite;
 mod strings;
 mod text_hash;
@@ -79,6 +80,9 @@ pub struct Plan {
     pub rehashed: Vec<Rehashed>,
     /// The run the plan was made from (for files that could not be judged).
     pub report: Report,
+    /// Each value rewritten and its placeholder: in memory only, for
+    /// [`replacements::write`] (a history rewrite's list), never shown.
+    pub replacements: Vec<Replacement>,
 }
 
 /// A finding `fix` may rewrite, with its replacement.
@@ -136,7 +140,7 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
     }
     let mut paths: Vec<_> = by_file.keys().cloned().collect();
     paths.sort();
-    let (mut files, mut changes) = (Vec::new(), Vec::new());
+    let (mut files, mut changes, mut replacements) = (Vec::new(), Vec::new(), Vec::new());
     for path in paths {
         let targets = by_file.remove(&path).unwrap_or_default();
         let Some(disk_path) = disk.get(&path) else {
@@ -145,6 +149,12 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
         let before = was.get(path.as_str()).map_or(&[][..], Vec::as_slice);
         match file::fix_file(scanner, policy, (&path, disk_path), before, &targets) {
             Ok((file, done, left)) => {
+                for t in &targets {
+                    let made = done.iter().any(|c| c.fingerprint == t.finding.fingerprint);
+                    if made && !replacements.contains(&t.replacement) {
+                        replacements.push(t.replacement.clone());
+                    }
+                }
                 files.extend(file);
                 changes.extend(done);
                 unfixed.extend(left);
@@ -160,6 +170,7 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
         unfixed,
         rehashed,
         report,
+        replacements,
     })
 }
 

@@ -8,8 +8,8 @@ use crate::detect::confidence::user_of;
 use crate::finding::Category;
 use crate::finding::fingerprint::FingerprintKey;
 
-/// A value and what replaces it, both as decoded text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A value and what replaces it, both as decoded text. Its `Debug` shows neither.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Replacement {
     /// The bytes that go (for a path, only up to and including the user's folder).
     pub old: Vec<u8>,
@@ -28,6 +28,17 @@ pub fn rewritable(category: Category, rule_id: &str) -> bool {
         | Category::LocalPath => true,
         Category::Pii => !matches!(rule_id, "pii.iban" | "pii.es_dni" | "pii.ro_cnp"),
         Category::Capture | Category::Provenance | Category::Schema => false,
+    }
+}
+
+impl std::fmt::Debug for Replacement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Replacement({} bytes → {} bytes)",
+            self.old.len(),
+            self.new.len()
+        )
     }
 }
 

@@ -100,7 +100,7 @@ impl Rewriter {
 }
 
 /// The spellings of a value and of its placeholder, in the same style.
-fn spellings(old: &[u8], new: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+pub(super) fn spellings(old: &[u8], new: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let once = (escape(old), escape(new));
     let twice = (escape(&once.0), escape(&once.1));
     let slashed = (slash(&once.0), slash(&once.1));
