@@ -89,8 +89,13 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct FixArgs {
     /// Files and folders to fix.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "staged", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Fix what is staged in the repository around the current folder: the staged
+    /// files are rewritten in the work tree and staged again, with the manifests that
+    /// record their hashes. Refused when a staged file also has unstaged changes.
+    #[arg(long, conflicts_with = "paths")]
+    pub staged: bool,
     /// Apply the changes (without it, nothing is written).
     #[arg(long)]
     pub write: bool,

@@ -5,17 +5,26 @@ use super::{Cli, Exit, FixArgs, FixFormat};
 use crate::config::Config;
 use crate::fix::{self, Plan};
 use crate::scan::Scanner;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
 pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?.keeping_values();
     let policy = super::policy(&scanner, &args.accept)?;
+    let staged = match args.staged {
+        true => Some(staged(args.write)?),
+        false => None,
+    };
+    let roots = match &staged {
+        Some((_, workdir, _)) => vec![workdir.clone()],
+        None => args.paths.clone(),
+    };
     if let Some(list) = &args.replacements {
-        refuse_inside(list, &args.paths)?;
+        refuse_inside(list, &roots)?;
     }
-    let plan = fix::plan(&scanner, &args.paths, &policy)?;
+    let only = staged.as_ref().map(|(_, _, files)| files);
+    let plan = fix::plan_within(&scanner, &roots, &policy, only)?;
     if let Some(list) = &args.replacements {
         let n = fix::replacements::write(list, &plan.replacements)?;
         eprintln!(
@@ -27,6 +36,10 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
     if args.write {
         for file in &plan.files {
             fix::write::apply(file, args.backup.as_deref())?;
+        }
+        if let Some((repo, _, _)) = &staged {
+            let changed: Vec<String> = plan.files.iter().map(|f| f.shown.clone()).collect();
+            crate::git::staged_fix::restage(repo, &changed)?;
         }
     }
     let mut out = std::io::stdout().lock();
@@ -45,6 +58,24 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
 
 /// One rewrite decision: rule, masked value, placeholder.
 type Decision<'a> = (&'a str, &'a str, &'a str);
+
+/// The repository around the current folder, its work tree and the staged files; an
+/// error when one of them has unstaged changes and the fix would be written.
+fn staged(write: bool) -> anyhow::Result<(git2::Repository, std::path::PathBuf, HashSet<String>)> {
+    use crate::git::staged_fix;
+    let repo = crate::git::open(Some(std::path::Path::new(".")))?;
+    let workdir = staged_fix::workdir(&repo)?;
+    let files = staged_fix::staged_files(&repo)?;
+    if write && let Some(dirty) = files.iter().find(|f| !f.clean) {
+        anyhow::bail!(
+            "{}: staged, with more changes not staged; stage or stash them first, so the \
+             index and the work tree can be fixed together",
+            super::log::guarded_text(&dirty.path)
+        );
+    }
+    let names = files.into_iter().map(|f| f.path).collect();
+    Ok((repo, workdir, names))
+}
 
 /// The list of values may not land where it would be scanned, committed or shipped:
 /// inside a fixed folder or the repository around one.

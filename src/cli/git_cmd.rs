@@ -190,8 +190,8 @@ fn explain_block(
         .count();
     if rewritable > 0 && action == "commit" {
         eprintln!(
-            "\nprivacy-audit: {rewritable} of these `privacy-audit fix FILE... --write` can rewrite \
-             as placeholders (then `git add` the files again)."
+            "\nprivacy-audit: `privacy-audit fix --staged --write` can rewrite {rewritable} of these \
+             as placeholders, in the index and the work tree (and re-hash their manifests)."
         );
     }
     eprintln!(

@@ -250,3 +250,49 @@ fn the_replacements_list_is_private_and_never_inside_the_data() {
         "{text}"
     );
 }
+
+/// A commit the hook refuses is fixed in place: the staged file and the manifest that
+/// records its hash are rewritten in the work tree and staged again, and the commit
+/// then passes. A staged file with unstaged changes is refused.
+#[test]
+fn fix_staged_rewrites_the_index_and_the_work_tree_together() {
+    use crate::util::git::{Sandbox, stderr};
+    let s = Sandbox::new();
+    let repo = s.installed_repo();
+    let line = serde_json::json!({"q": format!("mail {EMAIL}")}).to_string();
+    write(&repo, "d/a.jsonl", format!("{line}\n").as_bytes());
+    let sums = format!("{}  a.jsonl\n", sha(&read(&repo, "d/a.jsonl")));
+    write(&repo, "d/SHA256SUMS", sums.as_bytes());
+    s.ok(&repo, &["add", "."]);
+    assert!(!s.git(&repo, &["commit", "-qm", "leak"]).status.success());
+
+    write(
+        &repo,
+        "d/a.jsonl",
+        format!("{line}\n{{\"more\":1}}\n").as_bytes(),
+    );
+    let dirty = s.bin(&repo, &["fix", "--staged", "--write"]);
+    assert_eq!(dirty.status.code(), Some(2), "{}", stderr(&dirty));
+    assert!(
+        stderr(&dirty).contains("more changes not staged"),
+        "{}",
+        stderr(&dirty)
+    );
+    write(&repo, "d/a.jsonl", format!("{line}\n").as_bytes());
+
+    let out = s.bin(&repo, &["fix", "--staged", "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let staged = s.ok(&repo, &["show", ":d/a.jsonl"]);
+    assert!(
+        staged.contains("@example.com") && !staged.contains(EMAIL),
+        "{staged}"
+    );
+    assert_eq!(
+        s.ok(&repo, &["diff", "--stat"]),
+        "",
+        "index and work tree agree"
+    );
+    let commit = s.git(&repo, &["commit", "-qm", "fixed"]);
+    assert!(commit.status.success(), "{}", stderr(&commit));
+    assert_eq!(s.bin(&repo, &["verify", "."]).status.code(), Some(0));
+}

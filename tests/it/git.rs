@@ -30,7 +30,7 @@ fn staged_secret_blocks_initial_commit_and_clean_commit_passes() {
     );
     assert_eq!(s.commits(&repo), 0);
     assert!(
-        err.contains("1 of these `privacy-audit fix FILE... --write` can rewrite"),
+        err.contains("`privacy-audit fix --staged --write` can rewrite 1 of these"),
         "the block says what fix can do: {err}"
     );
 

@@ -8,6 +8,7 @@ mod fields;
 pub mod hook;
 pub mod index;
 pub mod source;
+pub mod staged_fix;
 mod tagged;
 pub mod trust;
 

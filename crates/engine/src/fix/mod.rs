@@ -97,6 +97,17 @@ pub use bytes::fix_bytes;
 /// less sure than its `min_confidence` too. `scanner` must keep values
 /// ([`Scanner::keeping_values`]); a finding without one is left to a person.
 pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<Plan> {
+    plan_within(scanner, roots, policy, None)
+}
+
+/// [`plan`], rewriting values only in the files `only` names (report paths); the rest
+/// of `roots` is read for the hashes that cover those files (`fix --staged`).
+pub fn plan_within(
+    scanner: &Scanner,
+    roots: &[PathBuf],
+    policy: &RunPolicy,
+    only: Option<&std::collections::HashSet<String>>,
+) -> Result<Plan> {
     // The run keeps every confidence: what a rewrite changes is told from what it
     // adds by comparing with all that was there, hidden findings included.
     let every = RunPolicy {
@@ -115,10 +126,12 @@ pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<
     }
     let disk: HashMap<String, PathBuf> = seen.into_iter().map(|s| (s.rel, s.disk)).collect();
     let (mut by_file, mut unfixed) = (HashMap::<String, Vec<Target>>::new(), Vec::new());
+    let wanted = |f: &&Finding| only.is_none_or(|o| o.contains(&f.location.path));
     for f in report
         .findings
         .iter()
         .filter(|f| f.confidence >= policy.min_confidence)
+        .filter(wanted)
     {
         let replacement = f
             .value
