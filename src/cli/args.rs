@@ -96,6 +96,10 @@ pub struct FixArgs {
     /// record their hashes. Refused when a staged file also has unstaged changes.
     #[arg(long, conflicts_with = "paths")]
     pub staged: bool,
+    /// Replace each raw capture (traceback, shell transcript, terminal dump) whole
+    /// with a marker naming its rule, instead of leaving it to a person.
+    #[arg(long)]
+    pub drop_capture: bool,
     /// Apply the changes (without it, nothing is written).
     #[arg(long)]
     pub write: bool,

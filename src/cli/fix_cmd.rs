@@ -23,8 +23,11 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
     if let Some(list) = &args.replacements {
         refuse_inside(list, &roots)?;
     }
-    let only = staged.as_ref().map(|(_, _, files)| files);
-    let plan = fix::plan_within(&scanner, &roots, &policy, only)?;
+    let options = fix::Options {
+        only: staged.as_ref().map(|(_, _, files)| files),
+        drop_capture: args.drop_capture,
+    };
+    let plan = fix::plan_within(&scanner, &roots, &policy, &options)?;
     if let Some(list) = &args.replacements {
         let n = fix::replacements::write(list, &plan.replacements)?;
         eprintln!(

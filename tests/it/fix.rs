@@ -296,3 +296,28 @@ fn fix_staged_rewrites_the_index_and_the_work_tree_together() {
     assert!(commit.status.success(), "{}", stderr(&commit));
     assert_eq!(s.bin(&repo, &["verify", "."]).status.code(), Some(0));
 }
+
+#[test]
+fn drop_capture_replaces_a_trace_whole() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let trace = "Traceback (most recent call last):\n  File \"/srv/app/x.py\", line 3, in <module>\n    main()\nValueError: bad\n";
+    let log = serde_json::json!({"step": 1, "observation": format!("ran it\n{trace}")});
+    write(data.path(), "run.jsonl", format!("{log}\n").as_bytes());
+    write(
+        data.path(),
+        "notes.txt",
+        format!("before\n{trace}after\n").as_bytes(),
+    );
+    let dir = data.path().to_str().expect("utf-8");
+    let out = run(home.path(), &["fix", dir, "--drop-capture", "--write"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let notes = String::from_utf8(read(data.path(), "notes.txt")).expect("utf-8");
+    assert_eq!(notes, "before\n[capture.python_traceback removed]\nafter\n");
+    let run_log: serde_json::Value =
+        serde_json::from_slice(&read(data.path(), "run.jsonl")).expect("json");
+    assert_eq!(run_log["observation"], "[capture.python_traceback removed]");
+    assert_eq!(run_log["step"], 1);
+    let scan = run(home.path(), &["scan", dir, "--no-baseline"]);
+    assert_eq!(scan.code, 0, "{}", scan.stdout);
+}

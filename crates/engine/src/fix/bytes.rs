@@ -44,7 +44,7 @@ pub fn fix_bytes(
         let replacement = f
             .value
             .as_ref()
-            .and_then(|v| placeholder::replacement(scanner.key(), f.category, &f.rule_id, &v.0));
+            .and_then(|v| placeholder::replacement(scanner.key(), f, &v.0, false));
         match replacement {
             Some(replacement) => targets.push(Target {
                 finding: f.clone(),

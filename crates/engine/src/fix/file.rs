@@ -4,10 +4,11 @@
 
 use super::placeholder::Replacement;
 use super::{
-    Change, FileFix, Target, Unfixed, gzip, layers, rewrite, strings, text_hash, unfixed_because,
+    Change, FileFix, Target, Unfixed, capture, gzip, layers, rewrite, strings, text_hash,
+    unfixed_because,
 };
 use crate::acceptance::RunPolicy;
-use crate::finding::{Confidence, Finding};
+use crate::finding::{Category, Confidence, Finding};
 use crate::scan::Scanner;
 use std::collections::HashSet;
 
@@ -52,15 +53,30 @@ pub(super) fn fix_content(
     was: &[&Finding],
     targets: &[Target],
 ) -> std::result::Result<Rewritten, String> {
-    let replacements: Vec<Replacement> = targets.iter().map(|t| t.replacement.clone()).collect();
+    let gz = crate::source::read::is_gzip(before);
+    let mut members = match gz {
+        true => gzip::members(before, scanner.config.scan.max_file_bytes)
+            .ok_or("a gzip file that cannot be taken apart and put back whole")?,
+        false => Vec::new(),
+    };
+    let texts: Vec<&[u8]> = match gz {
+        true => members.iter().map(|m| m.text.as_slice()).collect(),
+        false => vec![before],
+    };
+    let json = is_json(name, texts.first().copied().unwrap_or_default());
+    let replacements: Vec<Replacement> = targets
+        .iter()
+        .flat_map(|t| match t.finding.category {
+            Category::Capture => capture::widen(&t.replacement, &texts, json),
+            _ => vec![t.replacement.clone()],
+        })
+        .collect();
+    drop(texts);
     let Some(rewriter) = rewrite::Rewriter::new(&replacements) else {
         return Err("nothing to replace".into());
     };
     let mut counts = vec![0; replacements.len()];
-    let after = if crate::source::read::is_gzip(before) {
-        let limit = scanner.config.scan.max_file_bytes;
-        let mut members = gzip::members(before, limit)
-            .ok_or("a gzip file that cannot be taken apart and put back whole")?;
+    let after = if gz {
         for m in &mut members {
             m.text = rewrite_text(scanner, &rewriter, name, &m.text, &mut counts);
         }
@@ -113,6 +129,18 @@ pub(super) fn fix_content(
     Ok((after, changes, left))
 }
 
+/// Whether a file named `name` opening with `text` is JSON (or JSON lines).
+fn is_json(name: &str, text: &[u8]) -> bool {
+    let base = name.strip_suffix(".gz").unwrap_or(name);
+    [".json", ".jsonl", ".ndjson", ".traj"]
+        .iter()
+        .any(|x| base.ends_with(x))
+        || text
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| matches!(b, b'{' | b'['))
+}
+
 /// A text rewritten: JSON strings read decoded first (any escape), then every
 /// spelling written out (plain text, nested JSON, `\/`).
 fn rewrite_text(
@@ -122,14 +150,7 @@ fn rewrite_text(
     text: &[u8],
     counts: &mut [usize],
 ) -> Vec<u8> {
-    let base = name.strip_suffix(".gz").unwrap_or(name);
-    let json = [".json", ".jsonl", ".ndjson"]
-        .iter()
-        .any(|x| base.ends_with(x))
-        || text
-            .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .is_some_and(|b| matches!(b, b'{' | b'['));
+    let json = is_json(name, text);
     let plain = match json {
         true => rewriter.apply(&strings::rewrite(text, rewriter, counts), counts),
         false => rewriter.apply(text, counts),

@@ -10,6 +10,7 @@
 //! [`write`] applies a plan: atomically, keeping modes, never through a link.
 
 mod bytes;
+mod capture;
 mod file;
 mod gzip;
 mod layers;
@@ -97,17 +98,27 @@ pub use bytes::fix_bytes;
 /// less sure than its `min_confidence` too. `scanner` must keep values
 /// ([`Scanner::keeping_values`]); a finding without one is left to a person.
 pub fn plan(scanner: &Scanner, roots: &[PathBuf], policy: &RunPolicy) -> Result<Plan> {
-    plan_within(scanner, roots, policy, None)
+    plan_within(scanner, roots, policy, &Options::default())
 }
 
-/// [`plan`], rewriting values only in the files `only` names (report paths); the rest
-/// of `roots` is read for the hashes that cover those files (`fix --staged`).
+/// What a fix may do beyond rewriting values.
+#[derive(Debug, Default)]
+pub struct Options<'a> {
+    /// Rewrite values only in these files (report paths); the rest of the roots is
+    /// read for the hashes that cover them (`fix --staged`).
+    pub only: Option<&'a std::collections::HashSet<String>>,
+    /// Replace a raw capture whole with a marker (`--drop-capture`).
+    pub drop_capture: bool,
+}
+
+/// [`plan`], with `options`.
 pub fn plan_within(
     scanner: &Scanner,
     roots: &[PathBuf],
     policy: &RunPolicy,
-    only: Option<&std::collections::HashSet<String>>,
+    options: &Options<'_>,
 ) -> Result<Plan> {
+    let only = options.only;
     // The run keeps every confidence: what a rewrite changes is told from what it
     // adds by comparing with all that was there, hidden findings included.
     let every = RunPolicy {
@@ -136,7 +147,7 @@ pub fn plan_within(
         let replacement = f
             .value
             .as_ref()
-            .and_then(|v| placeholder::replacement(scanner.key(), f.category, &f.rule_id, &v.0));
+            .and_then(|v| placeholder::replacement(scanner.key(), f, &v.0, options.drop_capture));
         match (replacement, disk.contains_key(&f.location.path)) {
             (Some(replacement), true) => {
                 by_file

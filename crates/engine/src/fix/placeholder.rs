@@ -5,8 +5,8 @@
 //! the shared key, so one value gets one placeholder in every file, shard and run.
 
 use crate::detect::confidence::user_of;
-use crate::finding::Category;
 use crate::finding::fingerprint::FingerprintKey;
+use crate::finding::{Category, Finding};
 
 /// A value and what replaces it, both as decoded text. Its `Debug` shows neither.
 #[derive(Clone, PartialEq, Eq)]
@@ -59,14 +59,15 @@ pub fn no_rewrite(category: Category) -> &'static str {
     }
 }
 
-/// The replacement for `value`, found by `rule_id` of `category`; `None` when no
-/// rewrite is safe (a raw capture, a check's finding, a shape not known here).
+/// The replacement for `value`, found as `finding`; `None` when no rewrite is safe (a
+/// raw capture unless `drop_capture`, a check's finding, a shape not known here).
 pub fn replacement(
     key: &FingerprintKey,
-    category: Category,
-    rule_id: &str,
+    finding: &Finding,
     value: &[u8],
+    drop_capture: bool,
 ) -> Option<Replacement> {
+    let (category, rule_id) = (finding.category, finding.rule_id.as_str());
     let text = std::str::from_utf8(value).ok()?;
     let id = pseudonym(key, value);
     let new = match category {
@@ -77,6 +78,12 @@ pub fn replacement(
         Category::Denylist => format!("term-{id}"),
         Category::LocalPath => return home_folder(text),
         Category::Pii => pii(rule_id, text, &id)?,
+        // The capture's own text goes whole; what it was is told by its rule.
+        // A capture mode written in the record is a claim about how the data was
+        // made, not captured text: only a person can make it true.
+        Category::Capture if drop_capture && rule_id != "capture.provenance_mode" => {
+            format!("[{rule_id} removed]")
+        }
         Category::Capture | Category::Provenance | Category::Schema => return None,
     };
     Some(Replacement {
