@@ -2,6 +2,7 @@
 the one report (and exit code) a single `privacy-audit scan FOLDER` would give.
 
     python dask_scan.py DATA_DIR [--address tcp://scheduler:8786] [--shards N] [-o all.json]
+    python dask_scan.py DATA_DIR --fix OUT_DIR    # also write a fixed copy, shard by shard
 
 Without --address it starts a local cluster of 2 worker processes; with one, the same
 code runs on a real cluster (the folder must be readable at the same path on every
@@ -29,6 +30,38 @@ def _scan_shard(root: str, files: List[str]) -> str:
     return _SCANNER.scan_files(root, files).to_json()
 
 
+def _fix_shard(root: str, out: str, files: List[str]) -> List[dict]:
+    # Each worker rewrites its own files; placeholders are keyed by the team key, so
+    # one value gets one placeholder whichever worker meets it.
+    import os
+
+    global _SCANNER
+    if _SCANNER is None:
+        _SCANNER = pa.Scanner(threads=1)
+    changes: List[dict] = []
+    for rel in files:
+        with open(os.path.join(root, rel), "rb") as f:
+            data = f.read()
+        fixed, done = _SCANNER.fix_bytes(rel, data)
+        target = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(fixed)
+        changes.extend(done)
+    return changes
+
+
+def fix_folder(root: str, out: str, client, shards: int = 8) -> List[dict]:
+    """Writes a fixed copy of `root` to `out`, shard by shard on `client`'s workers, and
+    returns the changes (no value in them). Hashes recorded over the fixed files are
+    not re-recorded here: run `privacy-audit fix OUT --write` once on the copy for that."""
+    files = [str(f) for f in pa.Scanner().list_files(root)]
+    parts = [files[i::shards] for i in range(shards)]
+    parts = [p for p in parts if p]
+    futures = client.map(_fix_shard, [root] * len(parts), [out] * len(parts), parts, pure=False)
+    return [c for part in client.gather(futures) for c in part]
+
+
 def scan_folder(root: str, client, shards: int = 8) -> pa.Report:
     """The report of `root`, scanned shard by shard on `client`'s workers."""
     files = pa.Scanner().list_files(root)
@@ -45,6 +78,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="local cluster size")
     ap.add_argument("--shards", type=int, default=8)
     ap.add_argument("-o", "--output", help="write the merged JSON report here")
+    ap.add_argument("--fix", metavar="OUT_DIR", help="also write a fixed copy of DATA_DIR here")
     args = ap.parse_args(argv)
 
     from dask.distributed import Client, LocalCluster
@@ -59,6 +93,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         client = Client(cluster)
     try:
         report = scan_folder(args.root, client, args.shards)
+        if args.fix:
+            changes = fix_folder(args.root, args.fix, client, args.shards)
+            print(f"{len(changes)} values replaced in the copy at {args.fix}", file=sys.stderr)
     finally:
         client.close()
         if cluster is not None:

@@ -48,6 +48,26 @@ def test_a_two_worker_dask_cluster_gives_the_report_of_one_scan(tmp_path):
     assert merged.summary["files_scanned"] == 12
 
 
+def test_a_fix_on_dask_gives_one_placeholder_per_value_across_shards(tmp_path):
+    pytest.importorskip("distributed")
+    import dask_scan
+    from dask.distributed import Client, LocalCluster
+
+    data, out = tmp_path / "data", tmp_path / "fixed"
+    (data / "a").mkdir(parents=True)
+    (data / "b").mkdir(parents=True)
+    line = json.dumps({"note": "mail ion.popescu@gmail.com"}) + "\n"
+    (data / "a" / "one.jsonl").write_text(line)
+    (data / "b" / "two.jsonl").write_text(line)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            changes = dask_scan.fix_folder(str(data), str(out), client, shards=2)
+    assert len(changes) == 2 and "ion.popescu" not in json.dumps(changes)
+    one, two = (out / "a" / "one.jsonl").read_text(), (out / "b" / "two.jsonl").read_text()
+    assert one == two and "@example.com" in one
+    assert pa.Scanner().scan_path(out).exit_code == 0
+
+
 def test_the_datasets_example_adds_a_column_and_filters():
     pytest.importorskip("datasets")
     import hf_datasets
