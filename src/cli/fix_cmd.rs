@@ -21,7 +21,10 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
         None => args.paths.clone(),
     };
     if let Some(list) = &args.replacements {
-        refuse_inside(list, &roots)?;
+        refuse_inside(list, &roots, "--replacements")?;
+    }
+    if let Some(dir) = &args.backup {
+        refuse_inside(dir, &roots, "--backup")?;
     }
     let options = fix::Options {
         only: staged.as_ref().map(|(_, _, files)| files),
@@ -37,6 +40,21 @@ pub fn run(cli: &Cli, config: Config, args: &FixArgs) -> anyhow::Result<Exit> {
         );
     }
     if args.write {
+        for file in &plan.files {
+            fix::write::check(file)?;
+        }
+        // A manifest staged again with its new hashes must not take unstaged edits along.
+        if let Some((repo, _, names)) = &staged {
+            for file in plan.files.iter().filter(|f| !names.contains(&f.shown)) {
+                if !crate::git::staged_fix::is_clean(repo, &file.shown)? {
+                    anyhow::bail!(
+                        "{}: its hashes change with the fix, and it has changes not staged; \
+                         stage or stash them first",
+                        super::log::guarded_text(&file.shown)
+                    );
+                }
+            }
+        }
         for file in &plan.files {
             fix::write::apply(file, args.backup.as_deref())?;
         }
@@ -80,22 +98,48 @@ fn staged(write: bool) -> anyhow::Result<(git2::Repository, std::path::PathBuf, 
     Ok((repo, workdir, names))
 }
 
-/// The list of values may not land where it would be scanned, committed or shipped:
-/// inside a fixed folder or the repository around one.
-fn refuse_inside(list: &std::path::Path, roots: &[std::path::PathBuf]) -> anyhow::Result<()> {
+/// The list of values and the backups may not land where they would be scanned,
+/// committed or shipped: inside a fixed folder (a file's own folder) or the repository
+/// around one, links followed.
+fn refuse_inside(
+    list: &std::path::Path,
+    roots: &[std::path::PathBuf],
+    what: &str,
+) -> anyhow::Result<()> {
+    // Where a path leads: its nearest existing ancestor resolved through links.
     let resolve = |p: &std::path::Path| {
-        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        crate::provenance::normalize(&abs)
+        let abs = crate::provenance::normalize(
+            &std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()),
+        );
+        let mut base = abs.as_path();
+        let mut rest = Vec::new();
+        while std::fs::canonicalize(base).is_err() {
+            let (Some(parent), Some(name)) = (base.parent(), base.file_name()) else {
+                break;
+            };
+            rest.push(name.to_os_string());
+            base = parent;
+        }
+        let mut real = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+        real.extend(rest.iter().rev());
+        real
     };
     let list_at = resolve(list);
     for root in roots {
         let root = resolve(root);
+        let root = match root.is_file() {
+            true => root
+                .parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or(root),
+            false => root,
+        };
         let repo = root.ancestors().find(|d| d.join(".git").exists());
         for inside in std::iter::once(root.as_path()).chain(repo) {
             if list_at.starts_with(inside) {
                 anyhow::bail!(
-                    "--replacements {}: inside {} (a fixed folder or its repository); the list \
-                     holds the values, so write it elsewhere",
+                    "{what} {}: inside {} (a fixed folder or its repository); it would hold \
+                     the values where they are being removed from: put it elsewhere",
                     list.display(),
                     inside.display()
                 );

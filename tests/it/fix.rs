@@ -147,7 +147,16 @@ fn write_fixes_rehashes_and_a_second_run_has_nothing_to_do() {
         format!("sha256:{}", sha(text.as_bytes()))
     );
     assert_eq!(
-        read(backup.path(), "d/cases.jsonl"),
+        read(
+            backup.path(),
+            &data
+                .path()
+                .join("d/cases.jsonl")
+                .components()
+                .skip(1)
+                .collect::<std::path::PathBuf>()
+                .to_string_lossy(),
+        ),
         original,
         "the backup is the original"
     );
@@ -320,4 +329,88 @@ fn drop_capture_replaces_a_trace_whole() {
     assert_eq!(run_log["step"], 1);
     let scan = run(home.path(), &["scan", dir, "--no-baseline"]);
     assert_eq!(scan.code, 0, "{}", scan.stdout);
+}
+
+/// What a review found: a key block goes whole; a manifest line of an unfixed twin is
+/// left; a hash inside a file that a manifest covers is rewritten before the
+/// manifest's line for that file; `--backup` inside the data is refused; a second run
+/// at `--min-confidence low` has nothing to do.
+#[test]
+fn keys_twins_chains_and_a_low_confidence_rerun() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let d = data.path();
+    let body: String = (0..6)
+        .map(|i| format!("{}\n", format!("QUJD{i}").repeat(12)))
+        .collect();
+    let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n");
+    write(
+        d,
+        "notes.txt",
+        format!("deploy key:\n{key}done\n").as_bytes(),
+    );
+    write(d, "a.txt", format!("mail {EMAIL}\n").as_bytes());
+    write(d, "b.txt", format!("mail {EMAIL}\n").as_bytes());
+    let sums = format!(
+        "{}  a.txt\n{}  b.txt\n",
+        sha(&read(d, "a.txt")),
+        sha(&read(d, "b.txt"))
+    );
+    write(d, "SHA256SUMS", sums.as_bytes());
+    write(d, "g/g.txt", format!("mail {EMAIL}\n").as_bytes());
+    let bound =
+        serde_json::json!({"path": "g.txt", "sha256": sha(&read(d, "g/g.txt")), "who": EMAIL});
+    write(d, "g/a.json", bound.to_string().as_bytes());
+    write(
+        d,
+        "g/SHA256SUMS",
+        format!("{}  a.json\n", sha(&read(d, "g/a.json"))).as_bytes(),
+    );
+    let p = |rel: &str| d.join(rel).to_string_lossy().into_owned();
+    assert_eq!(run(home.path(), &["verify", &p("")]).code, 0);
+
+    let inside = p("bak");
+    assert_eq!(
+        run(
+            home.path(),
+            &["fix", &p(""), "--write", "--backup", &inside]
+        )
+        .code,
+        2
+    );
+    let out = run(
+        home.path(),
+        &[
+            "fix",
+            &p("notes.txt"),
+            &p("a.txt"),
+            &p("SHA256SUMS"),
+            &p("g"),
+            "--write",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let notes = String::from_utf8(read(d, "notes.txt")).expect("utf-8");
+    assert_eq!(
+        notes, "deploy key:\nREDACTED-private_key\ndone\n",
+        "the whole block goes"
+    );
+    assert_eq!(
+        read(d, "b.txt"),
+        format!("mail {EMAIL}\n").as_bytes(),
+        "b.txt was not asked for"
+    );
+    assert_eq!(
+        run(home.path(), &["verify", &p("")]).code,
+        0,
+        "every hash holds after"
+    );
+
+    let low = ["fix", &p("a.txt"), "--write", "--min-confidence", "low"];
+    assert_eq!(run(home.path(), &low).code, 0);
+    assert_eq!(
+        run(home.path(), &low).code,
+        0,
+        "a second run has nothing to do"
+    );
 }

@@ -38,6 +38,17 @@ pub fn workdir(repo: &Repository) -> Result<PathBuf> {
         .ok_or_else(|| Error::Usage("a bare repository has no work tree to fix".into()))
 }
 
+/// Whether the work tree holds exactly what the index has for `path` (a file not in
+/// the index counts as clean only when it is new to git entirely).
+pub fn is_clean(repo: &Repository, path: &str) -> Result<bool> {
+    let index = repo.index().map_err(crate::git_err)?;
+    let disk = workdir(repo)?.join(path);
+    Ok(match index.get_path(std::path::Path::new(path), 0) {
+        Some(entry) => Oid::hash_file(ObjectType::Blob, &disk).is_ok_and(|id| id == entry.id),
+        None => true,
+    })
+}
+
 /// Stages the work-tree copies of `paths` (repository paths), as `git add` would.
 pub fn restage(repo: &Repository, paths: &[String]) -> Result<()> {
     let mut index = repo.index().map_err(crate::git_err)?;

@@ -6,19 +6,46 @@
 use super::placeholder::Replacement;
 use super::rewrite::escape;
 
-/// `r` (a capture's match → marker) widened to what the capture covers at each place
-/// it stands in `texts`; `r` itself when it stands nowhere it can be widened.
-pub fn widen(r: &Replacement, texts: &[&[u8]], json: bool) -> Vec<Replacement> {
+/// What a match stands for when it is only the start of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whole {
+    /// A raw capture: the JSON string that holds it, or its block of text lines.
+    Capture,
+    /// A PEM or OpenSSH key: everything up to its `-----END … -----` line.
+    KeyBlock,
+}
+
+/// `r` (a match → its replacement) widened to what it covers at each place it stands
+/// in `texts`; `r` itself when it stands nowhere it can be widened.
+pub fn widen(r: &Replacement, texts: &[&[u8]], json: bool, whole: Whole) -> Vec<Replacement> {
     let mut out: Vec<Replacement> = Vec::new();
+    let once = escape(&r.old);
+    // JSON writers may also spell `/` as `\/`.
+    let slashed: Vec<u8> = once
+        .iter()
+        .flat_map(|&b| {
+            if b == b'/' {
+                vec![b'\\', b'/']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
+    let spellings: Vec<&[u8]> = match json {
+        true if slashed != once => vec![&once, &slashed],
+        true => vec![&once],
+        false => vec![&r.old],
+    };
     for text in texts {
-        let spelled = match json {
-            true => escape(&r.old),
-            false => r.old.clone(),
-        };
-        for at in memchr::memmem::find_iter(text, &spelled) {
-            let found = match json {
-                true => in_string(text, at, spelled.len()),
-                false => block(text, at, r.old.len()),
+        let places = spellings
+            .iter()
+            .flat_map(|sp| memchr::memmem::find_iter(text, sp).map(move |at| (at, sp.len())));
+        for (at, len) in places {
+            let found = match (json, whole) {
+                (true, Whole::Capture) => in_string(text, at, len),
+                (false, Whole::Capture) => block(text, at, r.old.len()),
+                (true, Whole::KeyBlock) => in_string(text, at, len).and_then(|s| key_block(&s, 0)),
+                (false, Whole::KeyBlock) => key_block(text, at),
             };
             if let Some(old) = found {
                 let wide = Replacement {
@@ -71,6 +98,14 @@ fn in_string(text: &[u8], at: usize, len: usize) -> Option<Vec<u8>> {
     Some(decoded.into_bytes())
 }
 
+/// From the key's `-----BEGIN` at `at` to the end of its `-----END … -----` marker.
+fn key_block(text: &[u8], at: usize) -> Option<Vec<u8>> {
+    let begin = at + memchr::memmem::find(&text[at..], b"-----BEGIN")?;
+    let end_marker = begin + memchr::memmem::find(&text[begin..], b"-----END")?;
+    let close = end_marker + 8 + memchr::memmem::find(&text[end_marker + 8..], b"-----")? + 5;
+    Some(text[begin..close].to_vec())
+}
+
 /// The block of text lines a capture opens with the `len` bytes at `at`.
 fn block(text: &[u8], at: usize, len: usize) -> Option<Vec<u8>> {
     let mut end = at + len;
@@ -108,12 +143,28 @@ mod tests {
     }
 
     #[test]
+    fn a_key_goes_to_its_end_marker() {
+        let text = "key:\n-----BEGIN RSA PRIVATE KEY-----\nAAAA\nBBBB\n-----END RSA PRIVATE KEY-----\nafter\n";
+        let w = widen(
+            &r("-----BEGIN RSA PRIVATE KEY-----\nAAAA"),
+            &[text.as_bytes()],
+            false,
+            Whole::KeyBlock,
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&w[0].old),
+            "-----BEGIN RSA PRIVATE KEY-----\nAAAA\nBBBB\n-----END RSA PRIVATE KEY-----"
+        );
+    }
+
+    #[test]
     fn a_capture_goes_whole() {
         let text = "before\nTraceback (most recent call last):\n  File \"x.py\", line 1\n    main()\nValueError: bad\nafter\n";
         let w = widen(
             &r("Traceback (most recent call last):"),
             &[text.as_bytes()],
             false,
+            Whole::Capture,
         );
         assert_eq!(
             String::from_utf8_lossy(&w[0].old),
@@ -124,6 +175,7 @@ mod tests {
             &r("Traceback (most recent call last):"),
             &[json.as_bytes()],
             true,
+            Whole::Capture,
         );
         assert!(w[0].old.starts_with(b"run 1\nTraceback") && w[0].old.ends_with(b"KeyError: 'a'"));
     }

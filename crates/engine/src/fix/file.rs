@@ -2,6 +2,7 @@
 //! too), a record's own text hashes made true again, and the result scanned once more
 //! before it is accepted.
 
+use super::capture::Whole;
 use super::placeholder::Replacement;
 use super::{
     Change, FileFix, Target, Unfixed, capture, gzip, layers, rewrite, strings, text_hash,
@@ -67,9 +68,18 @@ pub(super) fn fix_content(
     let replacements: Vec<Replacement> = targets
         .iter()
         .flat_map(|t| match t.finding.category {
-            Category::Capture => capture::widen(&t.replacement, &texts, json),
+            Category::Capture => capture::widen(&t.replacement, &texts, json, Whole::Capture),
+            _ if t.replacement.old.starts_with(b"-----BEGIN") => {
+                capture::widen(&t.replacement, &texts, json, Whole::KeyBlock)
+            }
             _ => vec![t.replacement.clone()],
         })
+        .collect::<Vec<_>>();
+    // One replacement per distinct value: a capture met on every line is one pattern.
+    let mut seen = HashSet::new();
+    let replacements: Vec<Replacement> = replacements
+        .into_iter()
+        .filter(|r| seen.insert(r.old.clone()))
         .collect();
     drop(texts);
     let Some(rewriter) = rewrite::Rewriter::new(&replacements) else {

@@ -34,6 +34,14 @@ pub fn members(raw: &[u8], limit: u64) -> Option<Vec<Member>> {
             return None;
         }
         let header = decoder.header()?;
+        // A BGZF block records its own compressed size in the extra field: written
+        // again, the size would be false, so such a file is not taken apart.
+        if header
+            .extra()
+            .is_some_and(|x| x.windows(2).any(|w| w == b"BC"))
+        {
+            return None;
+        }
         let member = Member {
             text,
             mtime: header.mtime(),

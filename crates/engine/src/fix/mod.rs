@@ -33,7 +33,7 @@ use crate::scan::Scanner;
 use placeholder::Replacement;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// One value rewritten: where, by which rule, and what it became. Never the value.
@@ -135,7 +135,7 @@ pub fn plan_within(
     for f in all.chain(report.suppressed.iter().map(|s| &s.finding)) {
         was.entry(f.location.path.as_str()).or_default().push(f);
     }
-    let disk: HashMap<String, PathBuf> = seen.into_iter().map(|s| (s.rel, s.disk)).collect();
+    let (disk, unclear) = files_by_name(seen);
     let (mut by_file, mut unfixed) = (HashMap::<String, Vec<Target>>::new(), Vec::new());
     let wanted = |f: &&Finding| only.is_none_or(|o| o.contains(&f.location.path));
     for f in report
@@ -148,6 +148,16 @@ pub fn plan_within(
             .value
             .as_ref()
             .and_then(|v| placeholder::replacement(scanner.key(), f, &v.0, options.drop_capture));
+        if f.value
+            .as_ref()
+            .is_some_and(|v| placeholder::is_placeholder(f.category, &v.0))
+        {
+            continue;
+        }
+        if let Some(why) = unclear.get(&f.location.path) {
+            unfixed.push(unfixed_because(f, why));
+            continue;
+        }
         match (replacement, disk.contains_key(&f.location.path)) {
             (Some(replacement), true) => {
                 by_file
@@ -165,6 +175,7 @@ pub fn plan_within(
     let mut paths: Vec<_> = by_file.keys().cloned().collect();
     paths.sort();
     let (mut files, mut changes, mut replacements) = (Vec::new(), Vec::new(), Vec::new());
+    let mut listed = HashSet::new();
     for path in paths {
         let targets = by_file.remove(&path).unwrap_or_default();
         let Some(disk_path) = disk.get(&path) else {
@@ -173,9 +184,11 @@ pub fn plan_within(
         let before = was.get(path.as_str()).map_or(&[][..], Vec::as_slice);
         match file::fix_file(scanner, policy, (&path, disk_path), before, &targets) {
             Ok((file, done, left)) => {
+                let made: HashSet<&Fingerprint> = done.iter().map(|c| &c.fingerprint).collect();
                 for t in &targets {
-                    let made = done.iter().any(|c| c.fingerprint == t.finding.fingerprint);
-                    if made && !replacements.contains(&t.replacement) {
+                    if made.contains(&t.finding.fingerprint)
+                        && listed.insert(t.replacement.old.clone())
+                    {
                         replacements.push(t.replacement.clone());
                     }
                 }
@@ -196,6 +209,43 @@ pub fn plan_within(
         report,
         replacements,
     })
+}
+
+/// Each report name's file on disk, and the names that cannot be told apart: two
+/// files whose names mask alike, or one file reached under two of the given paths.
+type Names = (HashMap<String, PathBuf>, HashMap<String, &'static str>);
+
+fn files_by_name(seen: Vec<crate::provenance::SeenFile>) -> Names {
+    let (mut disk, mut unclear) = (HashMap::new(), HashMap::new());
+    let mut owner: HashMap<PathBuf, String> = HashMap::new();
+    for s in seen {
+        let real = std::fs::canonicalize(&s.disk).unwrap_or_else(|_| s.disk.clone());
+        if let Some(first) = owner.get(&real) {
+            if *first != s.rel {
+                unclear.insert(
+                    s.rel,
+                    "the same file is under two of the given paths: fixed under the other",
+                );
+            }
+            continue;
+        }
+        match disk.get(&s.rel) {
+            Some(other) if *other != s.disk => {
+                unclear.insert(
+                    s.rel.clone(),
+                    "another file's name is masked the same way: fix them one at a time",
+                );
+            }
+            _ => {
+                owner.insert(real, s.rel.clone());
+                disk.insert(s.rel, s.disk);
+            }
+        }
+    }
+    for rel in unclear.keys() {
+        disk.remove(rel);
+    }
+    (disk, unclear)
 }
 
 pub(crate) fn unfixed_because(f: &Finding, why: &str) -> Unfixed {

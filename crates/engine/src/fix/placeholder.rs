@@ -42,6 +42,13 @@ impl std::fmt::Debug for Replacement {
     }
 }
 
+/// Whether `value` is already what `fix` writes (a home folder named `user`): found
+/// at low confidence, it is nothing to do, not a finding for a person.
+pub fn is_placeholder(category: Category, value: &[u8]) -> bool {
+    category == Category::LocalPath
+        && std::str::from_utf8(value).ok().and_then(user_of) == Some("user")
+}
+
 /// Why a finding of `category` gets no placeholder.
 pub fn no_rewrite(category: Category) -> &'static str {
     match category {

@@ -21,10 +21,11 @@ impl Rewriter {
     /// `None` when there is nothing to replace.
     pub fn new(replacements: &[Replacement]) -> Option<Rewriter> {
         let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut known = std::collections::HashSet::new();
         let mut spelled = Vec::new();
         for (i, r) in replacements.iter().enumerate() {
             for (old, new) in spellings(&r.old, &r.new) {
-                if !old.is_empty() && !patterns.contains(&old) {
+                if !old.is_empty() && known.insert(old.clone()) {
                     patterns.push(old);
                     spelled.push((i, new));
                 }
@@ -169,11 +170,17 @@ fn ascii(s: &[u8]) -> Vec<u8> {
 /// the text around it (an escape such as `\n` before it is not a letter of it).
 fn standalone(text: &[u8], start: usize, end: usize) -> bool {
     let word = |b: u8| b.is_ascii_alphanumeric();
+    // `.`, `-`, `_` and `+` join words into one token (`1.3.6.1.10.1.2.3`,
+    // `ops-ana@x.io`); after a value they end it unless a word goes on behind them
+    // (`ana@x.io.` ends a sentence).
+    let joins = |b: u8| matches!(b, b'.' | b'-' | b'_' | b'+');
     let before_ok = start == 0
-        || !word(text[start]) && text[start] != b'.'
-        || !word(text[start - 1])
+        || !word(text[start])
+        || !(word(text[start - 1]) || joins(text[start - 1]))
         || after_escape(text, start);
-    let after_ok = end == text.len() || !word(text[end - 1]) || !word(text[end]);
+    let after_ok = end == text.len()
+        || !word(text[end - 1])
+        || !(word(text[end]) || joins(text[end]) && text.get(end + 1).copied().is_some_and(word));
     before_ok && after_ok
 }
 
@@ -233,5 +240,14 @@ mod tests {
         );
         let p = [pair("10.1.2.3", "192.0.2.1")];
         assert_eq!(run("110.1.2.3 10.1.2.3", &p), "110.1.2.3 192.0.2.1");
+        assert_eq!(
+            run("1.3.6.1.4.1.10.1.2.3 v2.10.1.2.3 10.1.2.3.", &p),
+            "1.3.6.1.4.1.10.1.2.3 v2.10.1.2.3 192.0.2.1."
+        );
+        let p = [pair("ana@acme.io", "user-1@example.com")];
+        assert_eq!(
+            run("ops-ana@acme.io, ana@acme.io.", &p),
+            "ops-ana@acme.io, user-1@example.com."
+        );
     }
 }

@@ -6,9 +6,35 @@
 use super::FileFix;
 use crate::error::{Error, Result};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `file.after` over `file.disk`; the original goes to `backup/<shown>` first.
+/// Whether `file` can be written as planned: still a regular file, unchanged since
+/// the plan read it. Every file is checked before any is written, so a plan is
+/// applied whole or not at all (as far as the file system lets).
+pub fn check(file: &FileFix) -> Result<()> {
+    let disk = &file.disk;
+    let meta = std::fs::symlink_metadata(disk).map_err(|e| Error::io(disk, e))?;
+    let shown = || crate::guard::path_text(disk.as_os_str().as_encoded_bytes());
+    if !meta.file_type().is_file() {
+        return Err(Error::invalid(
+            shown(),
+            "is no longer a regular file: nothing written",
+        ));
+    }
+    if std::fs::read(disk).map_err(|e| Error::io(disk, e))? != file.before {
+        return Err(Error::invalid(
+            shown(),
+            "changed since it was read: nothing written (run fix again)",
+        ));
+    }
+    let dir = disk.parent().unwrap_or(Path::new("."));
+    let probe = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    drop(probe);
+    Ok(())
+}
+
+/// Writes `file.after` over `file.disk`; the original goes to `backup/<its absolute
+/// path>` first.
 pub fn apply(file: &FileFix, backup: Option<&Path>) -> Result<()> {
     let disk = &file.disk;
     let meta = std::fs::symlink_metadata(disk).map_err(|e| Error::io(disk, e))?;
@@ -26,11 +52,19 @@ pub fn apply(file: &FileFix, backup: Option<&Path>) -> Result<()> {
         ));
     }
     if let Some(dir) = backup {
-        let copy = dir.join(file.shown.trim_start_matches('/'));
+        // Under its absolute path: a report name may climb (`../d1/a.txt`), and two
+        // roots may hold the same name.
+        let abs = crate::provenance::normalize(disk);
+        let rel: PathBuf = abs
+            .components()
+            .filter(|c| matches!(c, std::path::Component::Normal(_)))
+            .collect();
+        let copy = dir.join(rel);
         if let Some(parent) = copy.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
         std::fs::write(&copy, &file.before).map_err(|e| Error::io(&copy, e))?;
+        std::fs::set_permissions(&copy, meta.permissions()).map_err(|e| Error::io(&copy, e))?;
     }
     let dir = disk.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
@@ -38,6 +72,12 @@ pub fn apply(file: &FileFix, backup: Option<&Path>) -> Result<()> {
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| Error::io(tmp.path(), e))?;
     std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(|e| Error::io(disk, e))?;
+    // The owner stays who it was (when this process may say so: as root).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = std::os::unix::fs::chown(tmp.path(), Some(meta.uid()), Some(meta.gid()));
+    }
     tmp.persist(disk).map_err(|e| Error::io(disk, e.error))?;
     Ok(())
 }
