@@ -65,8 +65,13 @@ pub(super) fn fix_content(
         false => vec![before],
     };
     let json = is_json(name, texts.first().copied().unwrap_or_default());
+    // One replacement per distinct value, before and after widening: a capture met on
+    // every line is one value, widened once, and one pattern per place it covers.
+    let mut distinct = HashSet::new();
+    let mut seen = HashSet::new();
     let replacements: Vec<Replacement> = targets
         .iter()
+        .filter(|t| distinct.insert(t.replacement.old.clone()))
         .flat_map(|t| match t.finding.category {
             Category::Capture => capture::widen(&t.replacement, &texts, json, Whole::Capture),
             _ if t.replacement.old.starts_with(b"-----BEGIN") => {
@@ -74,11 +79,6 @@ pub(super) fn fix_content(
             }
             _ => vec![t.replacement.clone()],
         })
-        .collect::<Vec<_>>();
-    // One replacement per distinct value: a capture met on every line is one pattern.
-    let mut seen = HashSet::new();
-    let replacements: Vec<Replacement> = replacements
-        .into_iter()
         .filter(|r| seen.insert(r.old.clone()))
         .collect();
     drop(texts);
