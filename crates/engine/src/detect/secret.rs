@@ -79,11 +79,26 @@ pub fn is_credential_like(value: &[u8]) -> bool {
     if is_placeholder(&lower) || is_reference(&lower) || is_filler(v.as_bytes()) {
         return false;
     }
+    if is_next_assignment(v) {
+        return false;
+    }
     // A bare word (`password: required`, `token: bearer`) is prose, not a credential.
     let has_digit = v.bytes().any(|b| b.is_ascii_digit());
     let has_upper = v.bytes().any(|b| b.is_ascii_uppercase());
     let has_symbol = v.bytes().any(|b| !b.is_ascii_alphanumeric());
     has_digit || (has_upper && v.bytes().any(|b| b.is_ascii_lowercase())) || has_symbol
+}
+
+/// The name of the next line's assignment, read as a value when the line before is
+/// empty after its `=` (`snowflake.password=` then `jdbc.url=`): dotted words and one
+/// `=` at the end, which base64 (no dots) never is.
+fn is_next_assignment(v: &str) -> bool {
+    v.strip_suffix('=').is_some_and(|name| {
+        name.contains('.')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    })
 }
 
 /// A value whose rule already says it is a key (a provider's prefix, or a credential
@@ -262,6 +277,12 @@ mod tests {
         // `none` and `tbd` inside random characters are chance, not a placeholder.
         assert!(!is_placeholder("q8nonez7tbdk2"));
         assert!(is_placeholder("sk-abc123xyz"));
+    }
+
+    #[test]
+    fn the_next_lines_name_is_no_value() {
+        assert!(!is_credential_like(b"jdbc.snowflake.url="));
+        assert!(is_credential_like(b"cGFzc3dvcmQxMjM="));
     }
 
     #[test]

@@ -116,6 +116,11 @@ impl Record for Alone {
 }
 
 pub fn assess(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Assessment {
+    // A key whose text goes on in filler (`xoxp-1234-…-####…`, `sk_live_****`) is the
+    // shape of one with its secret part blanked: a stand-in, whatever its provider.
+    if cx.category == Category::Secret && filler_follows(cx.after) {
+        return Assessment::low(Reason::Placeholder);
+    }
     let base = match cx.category {
         Category::LocalPath => {
             // A path a model writes may echo the user's own (a truth no echo search
@@ -140,6 +145,22 @@ pub fn assess(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Asses
         return base;
     }
     who_and_where(cx, base, record)
+}
+
+/// Four or more blanking characters right after a value (`#`, `*`, `•`, `…`), or eight
+/// `x`: random key material never goes on so.
+fn filler_follows(after: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&after[..after.len().min(32)]);
+    let mut chars = text.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let run = 1 + chars.take_while(|&c| c == first).count();
+    match first {
+        '#' | '*' | '•' | '…' | '●' => run >= 4,
+        'x' | 'X' => run >= 8,
+        _ => false,
+    }
 }
 
 /// The signals every made-up value shares, whatever its category: who wrote it and
@@ -229,3 +250,15 @@ pub fn words(s: &str) -> impl Iterator<Item = String> + '_ {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod filler_tests {
+    #[test]
+    fn blanked_tails_are_filler_and_random_ones_are_not() {
+        assert!(super::filler_follows(b"####################\""));
+        assert!(super::filler_follows("••••••".as_bytes()));
+        assert!(super::filler_follows(b"xxxxxxxxxxxx"));
+        assert!(!super::filler_follows(b"\", \"next\": 1"));
+        assert!(!super::filler_follows(b"xx9f"));
+    }
+}
