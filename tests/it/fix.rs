@@ -414,3 +414,44 @@ fn keys_twins_chains_and_a_low_confidence_rerun() {
         "a second run has nothing to do"
     );
 }
+
+/// The hashes of an EXAID-style run log: a record binds a trace file by `trace_file` +
+/// `trace_file_hash`, a summary event hashes its own `new_buffer_text`. Values in the
+/// trace and in the buffer text are fixed, both hashes are made true again, and
+/// `verify` passes after as before.
+#[test]
+fn a_run_logs_own_hashes_are_made_true_again() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let d = data.path();
+    let trace = serde_json::json!({"events": [{"note": format!("paged {EMAIL}")}]}).to_string();
+    write(d, "traces/c1.json", trace.as_bytes());
+    let buffer = format!("triage note for {EMAIL}");
+    // The hash conventions only: not a whole run log, whose schema is another matter.
+    let meta = serde_json::json!({
+        "trace_file": "traces/c1.json",
+        "trace_file_hash": format!("sha256:{}", sha(trace.as_bytes())),
+    });
+    let event = serde_json::json!({
+        "new_buffer_text": buffer,
+        "new_buffer_text_hash": format!("sha256:{}", sha(buffer.as_bytes())),
+    });
+    write(d, "run.jsonl", format!("{meta}\n{event}\n").as_bytes());
+    let dir = d.to_str().expect("utf-8");
+    assert_eq!(run(home.path(), &["verify", dir]).code, 0, "true before");
+    let out = run(home.path(), &["fix", dir, "--write"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(run(home.path(), &["verify", dir]).code, 0, "true after");
+    let log = String::from_utf8(read(d, "run.jsonl")).expect("utf-8");
+    assert!(
+        !log.contains(EMAIL)
+            && !String::from_utf8_lossy(&read(d, "traces/c1.json")).contains(EMAIL)
+    );
+    let event: serde_json::Value =
+        serde_json::from_str(log.lines().nth(1).expect("event")).expect("json");
+    let text = event["new_buffer_text"].as_str().expect("text");
+    assert_eq!(
+        event["new_buffer_text_hash"],
+        format!("sha256:{}", sha(text.as_bytes()))
+    );
+}
