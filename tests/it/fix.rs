@@ -455,3 +455,32 @@ fn a_run_logs_own_hashes_are_made_true_again() {
         format!("sha256:{}", sha(text.as_bytes()))
     );
 }
+
+#[test]
+fn a_denylisted_term_becomes_the_configured_replacement() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    let d = data.path();
+    write(d, "terms.txt", b"Globex Industries\n");
+    write(
+        d,
+        "privacy-audit.toml",
+        b"[privacy]\ndenylist_files = [\"terms.txt\"]\ndenylist_replacement = \"the client\"\n",
+    );
+    let case = serde_json::json!({"note": "audit for Globex Industries, phase 2"}).to_string();
+    write(d, "data/case.jsonl", format!("{case}\n").as_bytes());
+    let config = d.join("privacy-audit.toml");
+    let target = d.join("data");
+    let args = [
+        "--config",
+        config.to_str().expect("utf-8"),
+        "fix",
+        target.to_str().expect("utf-8"),
+        "--write",
+    ];
+    let out = run(home.path(), &args);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("Globex"), "{}", out.stdout);
+    let fixed = String::from_utf8(read(d, "data/case.jsonl")).expect("utf-8");
+    assert!(fixed.contains("audit for the client, phase 2"), "{fixed}");
+}

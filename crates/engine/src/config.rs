@@ -105,6 +105,9 @@ pub struct PrivacyConfig {
     /// What `files[]` in reports carry of each file's content: its `sha256`, or a
     /// `keyed_sha256` that only this installation's key can test a guess against.
     pub file_digest: FileDigest,
+    /// What `fix` writes for a denylisted term; `{id}` stands for the term's keyed
+    /// pseudonym (the default, `term-{id}`, keeps two terms apart).
+    pub denylist_replacement: String,
 }
 
 /// See [`PrivacyConfig::file_digest`].
@@ -128,6 +131,7 @@ impl Default for PrivacyConfig {
             placeholders: Vec::new(),
             machine_context: true,
             file_digest: FileDigest::Sha256,
+            denylist_replacement: "term-{id}".into(),
         }
     }
 }

@@ -41,10 +41,14 @@ pub fn fix_bytes(
         .iter()
         .filter(|f| f.confidence >= policy.min_confidence)
     {
-        let replacement = f
-            .value
-            .as_ref()
-            .and_then(|v| placeholder::replacement(scanner.key(), f, &v.0, false));
+        let replacement = f.value.as_ref().and_then(|v| {
+            placeholder::replacement(
+                scanner.key(),
+                f,
+                &v.0,
+                (false, &scanner.config.privacy.denylist_replacement),
+            )
+        });
         match replacement {
             Some(replacement) => targets.push(Target {
                 finding: f.clone(),

@@ -144,10 +144,17 @@ pub fn plan_within(
         .filter(|f| f.confidence >= policy.min_confidence)
         .filter(wanted)
     {
-        let replacement = f
-            .value
-            .as_ref()
-            .and_then(|v| placeholder::replacement(scanner.key(), f, &v.0, options.drop_capture));
+        let replacement = f.value.as_ref().and_then(|v| {
+            placeholder::replacement(
+                scanner.key(),
+                f,
+                &v.0,
+                (
+                    options.drop_capture,
+                    &scanner.config.privacy.denylist_replacement,
+                ),
+            )
+        });
         if f.value
             .as_ref()
             .is_some_and(|v| placeholder::is_placeholder(f.category, &v.0))

@@ -72,7 +72,7 @@ pub fn replacement(
     key: &FingerprintKey,
     finding: &Finding,
     value: &[u8],
-    drop_capture: bool,
+    (drop_capture, denylist): (bool, &str),
 ) -> Option<Replacement> {
     let (category, rule_id) = (finding.category, finding.rule_id.as_str());
     let text = std::str::from_utf8(value).ok()?;
@@ -82,7 +82,7 @@ pub fn replacement(
         Category::Hostname => format!("host-{id}.example"),
         Category::IpAddress => ip(text, &id)?,
         Category::Secret => format!("REDACTED-{}", rule_id.trim_start_matches("secret.")),
-        Category::Denylist => format!("term-{id}"),
+        Category::Denylist => denylist.replace("{id}", &id),
         Category::LocalPath => return home_folder(text),
         Category::Pii => pii(rule_id, text, &id)?,
         // The capture's own text goes whole; what it was is told by its rule.
