@@ -135,48 +135,40 @@ fn block(text: &[u8], at: usize, len: usize) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
-    fn r(old: &str) -> Replacement {
-        Replacement {
+    /// What the match `old` widens to in `text`, as text.
+    fn widened(old: &str, text: &str, json: bool, whole: Whole) -> String {
+        let r = Replacement {
             old: old.as_bytes().to_vec(),
             new: b"[removed]".to_vec(),
-        }
+        };
+        let w = widen(&r, &[text.as_bytes()], json, whole);
+        String::from_utf8_lossy(&w[0].old).into_owned()
     }
 
     #[test]
     fn a_key_goes_to_its_end_marker() {
         let text = "key:\n-----BEGIN RSA PRIVATE KEY-----\nAAAA\nBBBB\n-----END RSA PRIVATE KEY-----\nafter\n";
-        let w = widen(
-            &r("-----BEGIN RSA PRIVATE KEY-----\nAAAA"),
-            &[text.as_bytes()],
-            false,
-            Whole::KeyBlock,
-        );
         assert_eq!(
-            String::from_utf8_lossy(&w[0].old),
+            widened(
+                "-----BEGIN RSA PRIVATE KEY-----\nAAAA",
+                text,
+                false,
+                Whole::KeyBlock
+            ),
             "-----BEGIN RSA PRIVATE KEY-----\nAAAA\nBBBB\n-----END RSA PRIVATE KEY-----"
         );
     }
 
     #[test]
     fn a_capture_goes_whole() {
+        let header = "Traceback (most recent call last):";
         let text = "before\nTraceback (most recent call last):\n  File \"x.py\", line 1\n    main()\nValueError: bad\nafter\n";
-        let w = widen(
-            &r("Traceback (most recent call last):"),
-            &[text.as_bytes()],
-            false,
-            Whole::Capture,
-        );
         assert_eq!(
-            String::from_utf8_lossy(&w[0].old),
+            widened(header, text, false, Whole::Capture),
             "Traceback (most recent call last):\n  File \"x.py\", line 1\n    main()\nValueError: bad"
         );
         let json = r#"{"log":"run 1\nTraceback (most recent call last):\n  File \"x.py\"\nKeyError: 'a'","n":1}"#;
-        let w = widen(
-            &r("Traceback (most recent call last):"),
-            &[json.as_bytes()],
-            true,
-            Whole::Capture,
-        );
-        assert!(w[0].old.starts_with(b"run 1\nTraceback") && w[0].old.ends_with(b"KeyError: 'a'"));
+        let w = widened(header, json, true, Whole::Capture);
+        assert!(w.starts_with("run 1\nTraceback") && w.ends_with("KeyError: 'a'"));
     }
 }
