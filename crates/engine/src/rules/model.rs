@@ -29,6 +29,12 @@ pub struct RuleSpec {
     /// before the regex runs. Without `regex`, the keywords themselves are the pattern.
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// A provider's names (`dropbox`, `dd_api_key`). With `near`, `regex` is the shape
+    /// of the value alone, and the rule finds it assigned to a name holding one of these
+    /// words in any of the forms a credential takes (see `detect::compile::near`). The
+    /// words are also the rule's keywords and member names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub near: Vec<String>,
     /// Minimum Shannon entropy (bits per byte) of the value.
     #[serde(default)]
     pub entropy: Option<f64>,

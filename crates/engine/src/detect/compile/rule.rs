@@ -60,6 +60,7 @@ fn pattern_of(origin: &str, spec: &RuleSpec) -> Result<String> {
 
 fn compile_rule(s: Sourced) -> Result<Rule> {
     let Sourced { origin, spec } = s;
+    let spec = super::near::expand(&origin, spec)?;
     let id = spec.id.clone();
     if id.is_empty()
         || !id
