@@ -6,13 +6,14 @@
 use crate::util::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-const FILES: [&str; 6] = [
+const FILES: [&str; 7] = [
     include_str!("../../rules/providers.toml"),
     include_str!("../../rules/providers-ai.toml"),
     include_str!("../../rules/providers-cloud.toml"),
     include_str!("../../rules/providers-code.toml"),
     include_str!("../../rules/providers-comms.toml"),
     include_str!("../../rules/providers-business.toml"),
+    include_str!("../../rules/providers-near.toml"),
 ];
 
 struct Rule {

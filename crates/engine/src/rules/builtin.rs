@@ -28,6 +28,7 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
     rule_file!("providers-code.toml"),
     rule_file!("providers-comms.toml"),
     rule_file!("providers-business.toml"),
+    rule_file!("providers-near.toml"),
 ];
 
 #[cfg(test)]
