@@ -196,8 +196,9 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
 
 /// A placeholder's filler rather than random characters: one character repeated over
 /// much of the value (`sntryu_000…`, `AKIA` + `XXXX…`), or a run of ten or more
-/// consecutive ones (`0123456789`, `abcdefghijkl`). Random keys have neither: a run of
-/// eight equal characters in 64 random hex digits has odds below one in a million.
+/// consecutive ones (`0123456789`, `abcdefghijkl`), or a short unit repeated
+/// (`…123123123123`, `1234-1234-1234`). Random keys have none: a run of eight equal
+/// characters in 64 random hex digits has odds below one in a million.
 pub fn is_filler(v: &[u8]) -> bool {
     let (mut longest, mut run, mut ascending, mut up) = (0usize, 0usize, 0usize, 0usize);
     for (i, &b) in v.iter().enumerate() {
@@ -214,6 +215,30 @@ pub fn is_filler(v: &[u8]) -> bool {
         || longest == v.len()
         || ascending >= 10
         || mostly_one_character(v)
+        || repeated_unit(v)
+}
+
+/// A unit of two to five characters, not all one, repeated over twelve characters or
+/// more and a quarter of the value at least: `GR1348941` + `123123123123…`,
+/// `xoxp-1234-1234-1234-…`. In random base62 twelve such characters have odds near
+/// 62^-10; a single repeated character is [`is_filler`]'s own case.
+fn repeated_unit(v: &[u8]) -> bool {
+    (2..=5).any(|p| {
+        let (mut stretch, mut mixed) = (0usize, false);
+        for i in p..v.len() {
+            if v[i] == v[i - p] {
+                stretch += 1;
+                mixed |= v[i] != v[i - 1];
+                let len = stretch + p;
+                if mixed && len >= 12 && len * 4 >= v.len() {
+                    return true;
+                }
+            } else {
+                (stretch, mixed) = (0, false);
+            }
+        }
+        false
+    })
 }
 
 /// One letter or digit is most of the value's letters and digits, whatever separates
@@ -268,6 +293,20 @@ mod tests {
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
         assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
+    }
+
+    #[test]
+    fn a_short_unit_repeated_is_filler_and_random_keys_are_not() {
+        assert!(is_filler(b"GR134894112312312312312312312"));
+        assert!(is_filler(b"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d"));
+        assert!(is_filler(b"ghp_abababababababcdXyZ9k2Lm4Pq7Rs8Tu"));
+        for random in [
+            "ghp_x7Kq2mP9vL4nR8tW3yB6cF1dH5jZ0sA2eG7u",
+            "AAAAAAAAAAAAAAAAAAAAAJXVLTPoli7GZaUizBF1YcgMR99YARHZhxQkT5XOPlx",
+            "3c9e1f07a4b82d65e0c7f19a84b3d26e5f0a1c97",
+        ] {
+            assert!(!repeated_unit(random.as_bytes()), "{random}");
+        }
     }
 
     #[test]

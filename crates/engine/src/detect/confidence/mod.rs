@@ -118,7 +118,7 @@ impl Record for Alone {
 pub fn assess(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Assessment {
     // A key whose text goes on in filler (`xoxp-1234-…-####…`, `sk_live_****`) is the
     // shape of one with its secret part blanked: a stand-in, whatever its provider.
-    if cx.category == Category::Secret && filler_follows(cx.after) {
+    if cx.category == Category::Secret && (filler_follows(cx.after) || cut_short(cx.value)) {
         return Assessment::low(Reason::Placeholder);
     }
     let base = match cx.category {
@@ -147,17 +147,27 @@ pub fn assess(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Asses
     who_and_where(cx, base, record)
 }
 
-/// Four or more blanking characters right after a value (`#`, `*`, `•`, `…`), or eight
-/// `x`: random key material never goes on so.
+/// A value whose own alphabet took in the ellipsis that cut it short for display
+/// (`ops_eyJzaW...`, `AKIA..`): a prefix, not a credential that works.
+fn cut_short(value: &str) -> bool {
+    value.ends_with("...") || value.ends_with("..") || value.ends_with('…')
+}
+
+/// Four or more blanking characters right after a value (`#`, `*`, `•`), eight `x`, or
+/// an ellipsis (`…`, `...`, `..[`): random key material never goes on so.
 fn filler_follows(after: &[u8]) -> bool {
     let text = String::from_utf8_lossy(&after[..after.len().min(32)]);
     let mut chars = text.chars();
     let Some(first) = chars.next() else {
         return false;
     };
-    let run = 1 + chars.take_while(|&c| c == first).count();
+    let run = 1 + chars.clone().take_while(|&c| c == first).count();
     match first {
-        '#' | '*' | '•' | '…' | '●' => run >= 4,
+        // Cut short for display (`ops_eyJzaW…`, `sk-…...`, `..[Redacted]`): what is
+        // left is a prefix, not a credential that works.
+        '…' => true,
+        '.' => run >= 3 || (run == 2 && chars.nth(1) == Some('[')),
+        '#' | '*' | '•' | '●' => run >= 4,
         'x' | 'X' => run >= 8,
         _ => false,
     }
@@ -260,5 +270,13 @@ mod filler_tests {
         assert!(super::filler_follows(b"xxxxxxxxxxxx"));
         assert!(!super::filler_follows(b"\", \"next\": 1"));
         assert!(!super::filler_follows(b"xx9f"));
+        // Cut short for display.
+        assert!(super::filler_follows("…".as_bytes()));
+        assert!(super::filler_follows(b"...\n"));
+        assert!(super::filler_follows(b"..[Redacted]"));
+        assert!(!super::filler_follows(b". Then run it."));
+        assert!(!super::filler_follows(b".. next"));
+        assert!(super::cut_short("ops_eyJzaWduSW5BZGRyZXNzIjoi..."));
+        assert!(!super::cut_short("c2VjcmV0LmtleS52YWx1ZQ=="));
     }
 }
