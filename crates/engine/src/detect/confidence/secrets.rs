@@ -36,12 +36,17 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     let snake_or_lower = !v.chars().any(|c| c.is_ascii_digit())
         && (v.contains('_') || v.contains('.') || v.chars().all(|c| c.is_ascii_lowercase()));
     // Unquoted camelCase (`sapPass`, `newPassword`) is a variable, not a value; a
-    // token's mixed case comes with digits or length.
+    // token's mixed case comes with digits, length, or capitals side by side
+    // (`yqDVtkqPECriaLRi`), which a camel-case name's humps never are.
     let camel = !quoted
         && v.len() <= 32
         && !v.chars().any(|c| c.is_ascii_digit())
         && v.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && v.chars().any(|c| c.is_ascii_uppercase());
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && !v
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase());
     // A quoted password is a literal, whatever it looks like (`"correct.horse"`); a
     // token is never a run of lower-case words (`"telegram_api_token"`: a name).
     if (!quoted || !password) && identifier_chars && (snake_or_lower || camel) {

@@ -427,6 +427,8 @@ fn credentials_that_are_code_or_templates() {
         assert_eq!(pw(v, "password = "), Confidence::Low, "{v}");
     }
     assert_eq!(pw("sapPass", "sapConn.Password = "), Confidence::Low);
+    // Capitals side by side: random letters, not a camel-case name.
+    assert_eq!(pw("yqDVtkqPECriaLRi", "password="), Confidence::Medium);
     assert_eq!(
         pw("\"IH6noKXV7kU6S5BS6LTY\"", "enc_password = "),
         Confidence::Low
