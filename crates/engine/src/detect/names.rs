@@ -128,7 +128,8 @@ fn words(before: &[u8], key: Option<&str>) -> Vec<String> {
 
 /// Whether the name says the value is no credential: an identifier's or digest's
 /// name, a word of [`NOT_SECRET_WORDS`], or a client's or request's token (AWS's
-/// `ClientToken` and `ClientRequestToken` are idempotency ids).
+/// `ClientToken` and `ClientRequestToken` are idempotency ids; a `client_access_token`
+/// is a credential).
 pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
     let words = words(before, key);
     let last = words.last().map(String::as_str);
@@ -136,7 +137,9 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
     let key_base = last == Some("base") && words.len() >= 2 && words[words.len() - 2] == "key";
     (!key_base && last.is_some_and(|w| IDENTIFIER_WORDS.contains(&w)))
         || words.iter().any(|w| NOT_SECRET_WORDS.contains(&w.as_str()))
-        || (last == Some("token") && words.iter().any(|w| w == "client" || w == "request"))
+        || (last == Some("token")
+            && words.len() >= 2
+            && matches!(words[words.len() - 2].as_str(), "client" | "request"))
 }
 
 #[cfg(test)]
@@ -161,6 +164,7 @@ mod tests {
         for (before, key) in [
             ("DD_API_KEY=", None),
             ("", Some("wandbApiKey")),
+            ("facebook_client_access_token: ", None),
             ("token: ", Some("id")),
         ] {
             assert!(

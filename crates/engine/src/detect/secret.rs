@@ -141,7 +141,23 @@ pub fn is_assigned_secret(value: &[u8], before: &[u8], key: Option<&str>) -> boo
         return is_key_material(value);
     }
     // The entropy floor first: it turns most values away without a copy.
-    super::validators::entropy(value) >= 3.5 && is_credential_like(value)
+    super::validators::entropy(value) >= 3.5 && is_credential_like(value) && !is_word_slug(v)
+}
+
+/// Words joined into a setting's value (`oauth2-client-credentials`,
+/// `service_account.default`): each part letters with a vowel, perhaps a digit or two
+/// after. A token's parts mix digits in (`xg7z-ig45g89…`). Passwords are not judged
+/// so: a passphrase of words is a password.
+fn is_word_slug(v: &str) -> bool {
+    let parts: Vec<&str> = v.split(['-', '_', '.']).collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            let letters = p.trim_end_matches(|c: char| c.is_ascii_digit());
+            letters.len() >= 2
+                && p.len() - letters.len() <= 2
+                && letters.bytes().all(|b| b.is_ascii_lowercase())
+                && letters.bytes().any(|b| b"aeiouy".contains(&b))
+        })
 }
 
 /// Passwords that stand for one in documentation: `user:password`, `admin:admin`.
@@ -293,6 +309,15 @@ mod tests {
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
         assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
+    }
+
+    #[test]
+    fn words_joined_are_a_setting_and_tokens_are_not() {
+        assert!(is_word_slug("oauth2-client-credentials"));
+        assert!(is_word_slug("service_account.default"));
+        assert!(!is_word_slug("xg7z-ig45g89iqpevzs7wz9m43u27g83"));
+        assert!(!is_word_slug("Zk3mQ9vT2xLp8RwB4nYc"));
+        assert!(!is_word_slug("kq7-vlm2x9"));
     }
 
     #[test]
