@@ -5,6 +5,7 @@
 use super::window::{Cursor, digit_runs, segment_starts};
 use super::{Scratch, accepts_in};
 use crate::detect::compile::alphabet::is_word_byte;
+use crate::detect::compile::stands_as_name;
 use crate::detect::{Matcher, RuleSet};
 use crate::formats::Unit;
 use regex_automata::{Input, PatternSet};
@@ -33,7 +34,15 @@ pub(super) fn collect_windows(
     };
     if let Some(keywords) = &rules.prefilter {
         keywords.for_each(text, &mut scratch.lanes, |pattern, start, end| {
+            // A provider's word inside a longer one (`coherence`, `rookTable`) cannot
+            // start a `near` rule's match: decided here, before any window opens.
+            let mut as_name = None;
             for owner in &rules.keyword_owners[pattern] {
+                if owner.name_word
+                    && !*as_name.get_or_insert_with(|| stands_as_name(text, start, end))
+                {
+                    continue;
+                }
                 hit(owner.rule, start, end, owner.check_bytes);
             }
         });

@@ -323,7 +323,9 @@ mod tests {
     #[test]
     fn a_short_unit_repeated_is_filler_and_random_keys_are_not() {
         assert!(is_filler(b"GR134894112312312312312312312"));
-        assert!(is_filler(b"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d"));
+        assert!(is_filler(
+            b"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d"
+        ));
         assert!(is_filler(b"ghp_abababababababcdXyZ9k2Lm4Pq7Rs8Tu"));
         for random in [
             "ghp_x7Kq2mP9vL4nR8tW3yB6cF1dH5jZ0sA2eG7u",

@@ -56,7 +56,33 @@ pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<RuleSpec> {
 
 /// A provider's name runs on into these words without a break (`snykapikey`,
 /// `dropboxtoken`); any other lower-case letter means a longer word (`oktaxyz`).
-const RUN_ON: &str = "api|key|token|secret|access|auth|client|app|pat|id";
+const RUN_ON: [&str; 10] = [
+    "api", "key", "token", "secret", "access", "auth", "client", "app", "pat", "id",
+];
+
+/// Whether the word found at `text[start..end]` (ASCII case-insensitively) stands as a
+/// word of a name the way [`pattern`] requires: starting after a separator or at a
+/// camel-case hump, and not running on into a longer lower-case word. The keyword pass
+/// asks this before opening a window, so prose holding a provider's name as part of a
+/// word (`coherence`, `rookTable`) costs no regex search.
+pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
+    let starts = match start.checked_sub(1).map(|i| text[i]) {
+        None => true,
+        Some(b) if !b.is_ascii_alphanumeric() => true,
+        Some(b) => {
+            (b.is_ascii_lowercase() || b.is_ascii_digit())
+                && text.get(start).is_some_and(u8::is_ascii_uppercase)
+        }
+    };
+    starts
+        && match text.get(end) {
+            Some(b) if b.is_ascii_lowercase() => RUN_ON.iter().any(|w| {
+                text.get(end..end + w.len())
+                    .is_some_and(|t| t.eq_ignore_ascii_case(w.as_bytes()))
+            }),
+            _ => true,
+        }
+}
 
 /// The shared pattern: name, up to two more words, operator, value, end of value.
 ///
@@ -104,7 +130,7 @@ fn pattern(words: &[String], shape: &str) -> String {
             r"(?P<value>{shape})(?:[^A-Za-z0-9_-]|$)",
         ),
         name = name,
-        run_on = RUN_ON,
+        run_on = RUN_ON.join("|"),
         shape = shape,
         q = QUOTE,
     )
@@ -153,16 +179,68 @@ mod tests {
     #[test]
     fn a_value_of_another_shape_or_with_no_operator_is_not_found() {
         let rule = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
-        assert_eq!(finds(&rule, "dropbox_token = k2q8x0vz4m7c1ba9"), None, "too long");
-        assert_eq!(finds(&rule, "dropbox_token = k2q8x0vz4m7c1b"), None, "too short");
-        assert_eq!(finds(&rule, "the dropbox is k2q8x0vz4m7c1ba"), None, "no operator");
-        assert_eq!(finds(&rule, "dropbox: K2Q8X0VZ4M7C1BA"), None, "another alphabet");
-        for text in ["myDropboxKey = k2q8x0vz4m7c1ba", "DROPBOXAPPKEY=k2q8x0vz4m7c1ba", "dropboxapikey=k2q8x0vz4m7c1ba"] {
+        assert_eq!(
+            finds(&rule, "dropbox_token = k2q8x0vz4m7c1ba9"),
+            None,
+            "too long"
+        );
+        assert_eq!(
+            finds(&rule, "dropbox_token = k2q8x0vz4m7c1b"),
+            None,
+            "too short"
+        );
+        assert_eq!(
+            finds(&rule, "the dropbox is k2q8x0vz4m7c1ba"),
+            None,
+            "no operator"
+        );
+        assert_eq!(
+            finds(&rule, "dropbox: K2Q8X0VZ4M7C1BA"),
+            None,
+            "another alphabet"
+        );
+        for text in [
+            "myDropboxKey = k2q8x0vz4m7c1ba",
+            "DROPBOXAPPKEY=k2q8x0vz4m7c1ba",
+            "dropboxapikey=k2q8x0vz4m7c1ba",
+        ] {
             assert!(finds(&rule, text).is_some(), "{text}");
         }
         // The name inside another word, or running on into one, is not the name.
-        for text in ["undropboxed = k2q8x0vz4m7c1ba", "airdropbox = k2q8x0vz4m7c1ba", "dropboxes = k2q8x0vz4m7c1ba", "xDropboxy = k2q8x0vz4m7c1ba"] {
+        for text in [
+            "undropboxed = k2q8x0vz4m7c1ba",
+            "airdropbox = k2q8x0vz4m7c1ba",
+            "dropboxes = k2q8x0vz4m7c1ba",
+            "xDropboxy = k2q8x0vz4m7c1ba",
+        ] {
             assert_eq!(finds(&rule, text), None, "{text}");
+        }
+    }
+
+    /// The keyword pass's check agrees with the pattern: where it says no, the
+    /// pattern finds nothing either.
+    #[test]
+    fn a_word_inside_a_longer_one_opens_no_window() {
+        let at = |text: &str, word: &str| {
+            let start = text.to_ascii_lowercase().find(word).expect("word");
+            stands_as_name(text.as_bytes(), start, start + word.len())
+        };
+        for (text, word) in [
+            ("COHERE_API_KEY=x", "cohere"),
+            ("myCohereKey=x", "cohere"),
+            ("coheretoken=x", "cohere"),
+            ("x-okta-key: x", "okta"),
+            ("okta", "okta"),
+        ] {
+            assert!(at(text, word), "{text}");
+        }
+        for (text, word) in [
+            ("coherence matters", "cohere"),
+            ("rookTable = x", "okta"),
+            ("SetSysctl = x", "etsy"),
+            ("incoherent", "cohere"),
+        ] {
+            assert!(!at(text, word), "{text}");
         }
     }
 

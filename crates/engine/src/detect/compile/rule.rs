@@ -136,6 +136,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         examples_field: example_field(&spec.fields),
         examples: spec.examples,
         member_names: spec.member_names,
+        near: spec.near.iter().map(|w| w.to_ascii_lowercase()).collect(),
     })
 }
 

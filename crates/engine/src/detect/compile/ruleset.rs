@@ -70,6 +70,9 @@ pub struct Rule {
     /// Runs on `name=value` of JSON members whose name holds one of these (see
     /// [`super::MemberIndex`]).
     pub member_names: Vec<String>,
+    /// A `near` rule's provider words (lower case): where one occurs inside a longer
+    /// word, no window opens (see [`super::near::stands_as_name`]).
+    pub near: Vec<String>,
 }
 
 impl Rule {
@@ -101,6 +104,7 @@ impl Rule {
             examples: Examples::default(),
             examples_field: None,
             member_names: Vec::new(),
+            near: Vec::new(),
         }
     }
 }
@@ -113,6 +117,9 @@ pub struct KeywordOwner {
     /// (`SK` of `\bSK[0-9a-f]{32}`, never `sk`): an occurrence opens a window only when
     /// its bytes are in the rule's alphabet.
     pub check_bytes: bool,
+    /// The keyword is a `near` rule's provider word: it opens a window only where it
+    /// stands as a name's word.
+    pub name_word: bool,
 }
 
 /// What rules are compiled with besides their specs, all plain values.

@@ -50,6 +50,7 @@ impl Triggers {
                         Matcher::Regex(p) => !p.alphabet.holds_every_case_of(kw.as_bytes()),
                         _ => false,
                     },
+                    name_word: rule.near.contains(&kw),
                 };
                 match patterns.iter().position(|p| *p == kw) {
                     Some(p) => keyword_owners[p].push(owner),
