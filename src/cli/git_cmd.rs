@@ -211,6 +211,7 @@ fn repo_style(repo: &Repository) -> crate::report::Style {
         root_uri: Some(super::scan_cmd::file_uri(
             repo.workdir().unwrap_or_else(|| repo.path()),
         )),
+        accept_hint: true,
     }
 }
 

@@ -44,6 +44,17 @@ where
     // (any thread) ends the run as trouble (exit 2, which the hooks treat as "block"),
     // naming only where it happened.
     std::panic::set_hook(Box::new(|info| {
+        // `println!` panics when the reader went away (`| head`): that is the reader's
+        // choice, not a bug, and ends the run quietly, as ripgrep does.
+        let payload = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if payload.starts_with("failed printing to stdout") && payload.contains("Broken pipe") {
+            std::process::exit(0);
+        }
         let at = info
             .location()
             .map_or_else(String::new, |l| format!(" at {}:{}", l.file(), l.line()));
@@ -66,6 +77,7 @@ where
     init_logging(cli.verbose, quiet_default, cli.quiet);
     match run(&cli) {
         Ok(exit) => exit as i32,
+        Err(e) if closed_pipe(&e) => 0,
         Err(e) => {
             eprintln!(
                 "privacy-audit: error: {}",
@@ -74,6 +86,14 @@ where
             Exit::Trouble as i32
         }
     }
+}
+
+/// The reader of our output closed it (`rules list | head -1`): nothing to report.
+pub(crate) fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: &Cli) -> anyhow::Result<Exit> {
@@ -97,7 +117,7 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
             let command = <Cli as clap::CommandFactory>::command();
             clap_mangen::Man::new(command)
                 .render(&mut std::io::stdout())
-                .map_err(|e| anyhow::anyhow!("cannot write the man page: {e}"))?;
+                .map_err(|e| anyhow::Error::from(e).context("cannot write the man page"))?;
             Ok(Exit::Clean)
         }
         Command::Daemon => {

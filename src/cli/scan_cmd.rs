@@ -76,7 +76,12 @@ pub(crate) fn emit(
     }
     let to_terminal = output.is_none() && std::io::stdout().is_terminal();
     style.color = format == Format::Human && ui.color(to_terminal);
-    write_report(report, format, rules, &style, output)
+    write_report(report, format, rules, &style, output)?;
+    // The report went to a file: the person who ran the scan still sees the outcome.
+    if output.is_some() && !ui.quiet {
+        report::human::write_summary(report, &mut std::io::stderr().lock())?;
+    }
+    Ok(())
 }
 
 /// Where a scan's report paths sit in their repository: they start at the one folder
@@ -89,11 +94,8 @@ pub(crate) fn placed(paths: &[std::path::PathBuf]) -> report::Style {
         _ => cwd,
     };
     let start = crate::provenance::normalize(&start);
-    let root = start
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(&start)
-        .to_path_buf();
+    let repository = start.ancestors().find(|d| d.join(".git").exists());
+    let root = repository.unwrap_or(&start).to_path_buf();
     let prefix = start
         .strip_prefix(&root)
         .map(|p| p.to_string_lossy().into_owned())
@@ -102,6 +104,7 @@ pub(crate) fn placed(paths: &[std::path::PathBuf]) -> report::Style {
         color: false,
         uri_prefix: prefix,
         root_uri: Some(file_uri(&root)),
+        accept_hint: repository.is_some(),
     }
 }
 
@@ -154,8 +157,14 @@ pub(crate) fn write_report(
         None => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            report::render(report, format, rules, style, &mut out)?;
-            out.flush()?;
+            let written = report::render(report, format, rules, style, &mut out)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| out.flush().map_err(anyhow::Error::from));
+            // The reader stopped reading (`| head`): the verdict stands, unprinted.
+            match written {
+                Err(e) if super::closed_pipe(&e) => {}
+                other => other?,
+            }
         }
     }
     Ok(())

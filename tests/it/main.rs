@@ -15,6 +15,7 @@ mod decoys;
 mod disguises;
 mod docs;
 mod evasion;
+mod first_hour;
 mod fix;
 mod fix_property;
 mod gate;

@@ -11,6 +11,15 @@ pub fn mask(value: &str, category: Category) -> String {
         return format!("{}@{}", mask_keep(local, 1, false), mask_domain(domain));
     }
     let keep = crate::guard::kept_for(value.chars().count());
+    // A host's last label (`.internal`, `.corp`, `.lan`) is what makes it a finding and
+    // names no one: it stays, while at least half of the value is still hidden.
+    if category == Category::Hostname
+        && let Some((name, suffix)) = value.rsplit_once('.')
+        && !name.is_empty()
+        && (keep + suffix.len() + 1) * 2 <= value.len()
+    {
+        return format!("{}.{suffix}", mask_keep(name, keep, true));
+    }
     // Separators help a reader recognise a path, address or number, and reveal nothing.
     let keep_separators = matches!(
         category,
@@ -36,6 +45,16 @@ mod tests {
             mask("ion.popescu@gmail.com", Category::Email),
             "i**********@g****.com"
         );
+    }
+
+    #[test]
+    fn a_host_keeps_its_suffix_and_hides_the_rest() {
+        assert_eq!(
+            mask("build-07.corp.acmecorp.internal", Category::Hostname),
+            "buil*-**.****.********.internal"
+        );
+        // Too short to show the suffix and still hide half.
+        assert_eq!(mask("db.internal", Category::Hostname), "db.********");
     }
 
     #[test]

@@ -32,14 +32,20 @@ impl Paint {
 pub fn write(
     report: &Report,
     rules: &dyn Catalog,
-    color: bool,
+    style: &super::Style,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let paint = Paint(color);
+    let paint = Paint(style.color);
     findings(report, rules, paint, out)?;
     skipped(report, paint, out)?;
     allowed(report, paint, out)?;
-    summary(report, out)
+    summary(report, style, out)
+}
+
+/// The summary alone, as a scan whose report went to a file (`-o`) prints it.
+pub fn write_summary(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    let style = super::Style::default();
+    totals(report, &style, out)
 }
 
 /// Each finding under its file; a group (one rule at one pointer pattern in one file)
@@ -101,9 +107,15 @@ fn finding(f: &crate::finding::Finding, paint: Paint, out: &mut dyn Write) -> st
         (Some(l), None) => format!("{}:{l}", f.location.path),
         _ => f.location.path.clone(),
     };
+    // The severity says how bad a leak of this kind is; a finding the run is not sure
+    // of (shown with --min-confidence low) says so beside it.
+    let unsure = match f.confidence {
+        crate::finding::Confidence::Low => "  (low confidence)",
+        _ => "",
+    };
     writeln!(
         out,
-        "  {pos}  {}  {}  {}",
+        "  {pos}  {}  {}  {}{unsure}",
         paint.severity(f.severity),
         f.category,
         paint.wrap("2", &f.rule_id)
@@ -167,14 +179,24 @@ fn allowed(report: &Report, paint: Paint, out: &mut dyn Write) -> std::io::Resul
     Ok(())
 }
 
-fn summary(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+fn summary(report: &Report, style: &super::Style, out: &mut dyn Write) -> std::io::Result<()> {
+    // A blank line parts the summary from what was listed above it, if anything was.
+    let listed = !report.findings.is_empty()
+        || report.files.iter().any(|f| f.status == FileStatus::Skipped)
+        || report.suppressed.iter().any(|x| x.by == "allow");
+    if listed {
+        writeln!(out)?;
+    }
+    totals(report, style, out)
+}
+
+fn totals(report: &Report, style: &super::Style, out: &mut dyn Write) -> std::io::Result<()> {
     let s = &report.summary;
     let cats: Vec<String> = s
         .by_category
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
-    writeln!(out)?;
     writeln!(
         out,
         "{} finding{} in {} file{} scanned, {} skipped{} · {} ms",
@@ -199,7 +221,21 @@ fn summary(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             s.allowed
         )?;
     }
-    if !report.findings.is_empty() {
+    if s.below_min_confidence > 0 {
+        writeln!(
+            out,
+            "{} more below the confidence floor (placeholders, personas, sandbox paths): \
+             --min-confidence low shows them",
+            s.below_min_confidence
+        )?;
+    }
+    // Only where `allow` and `baseline` can apply: in a repository, and to findings of
+    // the content (a recorded hash that is false is mended, not accepted).
+    let acceptable = report
+        .findings
+        .iter()
+        .any(|f| f.category != crate::finding::Category::Provenance);
+    if style.accept_hint && acceptable {
         writeln!(
             out,
             "A finding that is not a leak: accept it on purpose with `privacy-audit allow \

@@ -245,6 +245,9 @@ pub struct Style {
     pub uri_prefix: String,
     /// The repository root as a `file://` URI, for SARIF `originalUriBaseIds`.
     pub root_uri: Option<String>,
+    /// `allow` and `baseline` apply here (a repository's scan): the human report ends
+    /// with how to accept a finding on purpose.
+    pub accept_hint: bool,
 }
 
 pub fn render(
@@ -256,7 +259,7 @@ pub fn render(
 ) -> std::io::Result<()> {
     match format {
         Format::Json => json::write(report, out),
-        Format::Human => human::write(report, rules, style.color, out),
+        Format::Human => human::write(report, rules, style, out),
         Format::Sarif => sarif::write(report, rules, style, out),
     }
 }

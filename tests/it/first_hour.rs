@@ -1,0 +1,145 @@
+//! What a new user meets in their first hour, through the real binary: a closed pipe,
+//! a report sent to a file, findings hidden below the confidence floor, the accept
+//! advice only where it applies.
+
+use crate::util::*;
+use std::io::Read;
+use std::process::Stdio;
+
+/// Runs `args` with stdout read for a few bytes and then closed, as `| head -c 8` does.
+fn closed_early(home: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("privacy-audit"))
+        .args(args)
+        .env("PRIVACY_AUDIT_KEY_FILE", home.join("key"))
+        .env("PRIVACY_AUDIT_CACHE_DIR", home.join("cache"))
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut head = [0u8; 8];
+    let mut stdout = child.stdout.take().expect("stdout");
+    stdout.read_exact(&mut head).expect("some output");
+    drop(stdout);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    (child.wait().expect("exit").code().unwrap_or(-1), err)
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_the_run_quietly_with_its_verdict() {
+    let home = tempfile::tempdir().expect("home");
+    let (code, err) = closed_early(home.path(), &["rules", "list"]);
+    assert_eq!((code, err.as_str()), (0, ""), "rules list | head");
+    // Enough findings that the report outgrows the pipe; the verdict still stands.
+    let data = tempfile::tempdir().expect("data");
+    let lines: Vec<String> = (0..4000)
+        .map(|i| format!("{{\"text\": \"mail ana.popescu{i}@gmail.com now\"}}"))
+        .collect();
+    std::fs::write(data.path().join("a.jsonl"), lines.join("\n")).expect("write");
+    let dir = data.path().to_string_lossy().into_owned();
+    let (code, err) = closed_early(
+        home.path(),
+        &["scan", "--no-progress", "--no-baseline", &dir],
+    );
+    assert_eq!((code, err.as_str()), (1, ""), "scan | head keeps exit 1");
+}
+
+#[test]
+fn a_report_sent_to_a_file_still_prints_its_summary_and_hidden_findings_are_counted() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    // Placeholders only: every finding is below the default floor.
+    std::fs::write(
+        data.path().join("a.jsonl"),
+        "{\"email\": \"john.doe@gmail.com\"}\n{\"email\": \"noreply@github.com\"}\n",
+    )
+    .expect("write");
+    let dir = data.path().to_string_lossy().into_owned();
+    let out = home.path().join("r.json");
+    let o = out.to_string_lossy().into_owned();
+    let run = run(
+        home.path(),
+        &["scan", "--no-progress", "--no-baseline", &dir, "-o", &o],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "the report went to the file");
+    assert!(
+        run.stderr.contains("0 findings in 1 file scanned"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("2 more below the confidence floor")
+            && run.stderr.contains("--min-confidence low"),
+        "{}",
+        run.stderr
+    );
+    // A clean scan's summary is the first line, with no blank line before it.
+    let run = crate::util::run(
+        home.path(),
+        &["scan", "--no-progress", "--no-baseline", &dir],
+    );
+    assert!(run.stdout.starts_with("0 findings"), "{:?}", run.stdout);
+    // Shown with --min-confidence low, each says it is not sure.
+    let run = crate::util::run(
+        home.path(),
+        &[
+            "scan",
+            "--no-progress",
+            "--no-baseline",
+            "--min-confidence",
+            "low",
+            &dir,
+        ],
+    );
+    let listed = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  a.jsonl:"))
+        .count();
+    assert!(listed >= 1, "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("(low confidence)").count(),
+        listed,
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn the_accept_advice_appears_only_where_allow_can_apply() {
+    let home = tempfile::tempdir().expect("home");
+    let outside = tempfile::tempdir().expect("outside");
+    let leak =
+        "{\"text\": \"mail ana.popescu@gmail.com or build-07.corp.acmecorp.internal:8443/api\"}\n";
+    std::fs::write(outside.path().join("a.jsonl"), leak).expect("write");
+    let dir = outside.path().to_string_lossy().into_owned();
+    let run = run(
+        home.path(),
+        &["scan", "--no-progress", "--no-baseline", &dir],
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        !run.stdout.contains("privacy-audit allow"),
+        "{}",
+        run.stdout
+    );
+    // The host's suffix is what makes it a finding: it stays visible, the rest masked.
+    assert!(run.stdout.contains(".internal:8443"), "{}", run.stdout);
+    assert!(!run.stdout.contains("acmecorp"), "{}", run.stdout);
+    let repo = tempfile::tempdir().expect("repo");
+    git::Sandbox::new().ok(repo.path(), &["init", "-q"]);
+    std::fs::write(repo.path().join("a.jsonl"), leak).expect("write");
+    let dir = repo.path().to_string_lossy().into_owned();
+    let run = crate::util::run(
+        home.path(),
+        &["scan", "--no-progress", "--no-baseline", &dir],
+    );
+    assert!(run.stdout.contains("privacy-audit allow"), "{}", run.stdout);
+}
