@@ -30,7 +30,11 @@ fn head_commit(repo: &Repository) -> Option<Oid> {
     repo.head().ok()?.peel_to_commit().ok().map(|c| c.id())
 }
 
-fn scanner(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Scanner> {
+pub(super) fn scanner(
+    cli: &Cli,
+    repo: &Repository,
+    base: Option<Oid>,
+) -> anyhow::Result<Scanner> {
     let mut config = repo_config(cli, repo, base)?;
     // The git doors let pass what `[hook] allow_unjudged` names.
     config.scan.allow_unjudged = config.hook.allow_unjudged.clone();
@@ -52,7 +56,6 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
         ),
         None => head_commit(&repo),
     };
-    let scanner = scanner(cli, &repo, base)?;
     let range = match &args.range {
         Some(spec) => Range::Spec(spec),
         None => Range::All,
@@ -62,26 +65,20 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
         Range::All => changes::all_tags(&repo)?,
         _ => Vec::new(),
     };
-    let door = GitScan {
-        scanner: &scanner,
-        repo: &repo,
-        // Commits are judged, not the index.
-        index_file: None,
-    };
-    let mut changes = door.commits(&commits, &tags)?;
-    changes.tagged = matches!(range, Range::All);
-    let policy = super::policy(&scanner, &args.accept)?;
-    let report = crate::run::run(&scanner, &changes, &policy, None)?;
+    // Each commit is judged by what its parent holds (see `git_groups`).
+    let groups = super::git_groups::by_parent(cli, &repo, &commits, base)?;
+    let judged = super::git_groups::judge(cli, &repo, groups, &tags, &[], &args.accept, |c| {
+        args.out.fail_on.unwrap_or(c.scan.fail_on)
+    })?;
     super::scan_cmd::emit(
-        &report,
+        &judged.report,
         args.out.format,
-        &scanner.rules,
+        &judged.rules,
         args.out.output.as_deref(),
         super::settings::Ui::of(cli),
         repo_style(&repo),
     )?;
-    let fail_on = args.out.fail_on.unwrap_or(scanner.config.scan.fail_on);
-    Ok(super::scan_cmd::exit_for(&report, fail_on))
+    Ok(judged.exit)
 }
 
 pub fn hook(cli: &Cli, command: &HookCommand) -> anyhow::Result<Exit> {
@@ -128,43 +125,40 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
         true => changes::push_base(&repo, &stdin, remote),
         false => head_commit(&repo),
     };
-    let scanner = scanner(cli, &repo, base)?;
-    let door = GitScan {
-        scanner: &scanner,
-        repo: &repo,
-        index_file: super::settings::git_index_file(),
-    };
-    let what = if args.pre_push || args.pre_receive {
+    let ui = super::settings::Ui::of(cli);
+    let (report, rules, exit, action) = if args.pre_push || args.pre_receive {
         let ranges = if args.pre_push {
             changes::pre_push_ranges(&stdin, remote)?
         } else {
             changes::pre_receive_ranges(&stdin)?
         };
-        let (mut commits, mut seen) = (Vec::new(), std::collections::HashSet::new());
-        for r in &ranges {
-            for c in changes::commits(&repo, r)? {
-                if seen.insert(c) {
-                    commits.push(c);
-                }
-            }
-        }
+        let commits = super::git_groups::commits_of(&repo, &ranges)?;
         let tags = changes::tags_among(&repo, &changes::pushed_ids(&stdin));
-        let mut changes = door.commits(&commits, &tags)?;
-        changes.refs = changes::pushed_ref_names(&stdin, args.pre_push);
-        (changes, if args.pre_push { "push" } else { "update" })
+        let refs = changes::pushed_ref_names(&stdin, args.pre_push);
+        // Each pushed commit is judged by what its parent holds (see `git_groups`).
+        let groups = super::git_groups::by_parent(cli, &repo, &commits, base)?;
+        let judged = super::git_groups::judge(cli, &repo, groups, &tags, &refs, &args.accept, |c| {
+            c.hook.fail_on
+        })?;
+        let action = if args.pre_push { "push" } else { "update" };
+        (judged.report, judged.rules, judged.exit, action)
     } else {
-        (door.staged()?, "commit")
+        let scanner = scanner(cli, &repo, base)?;
+        let door = GitScan {
+            scanner: &scanner,
+            repo: &repo,
+            index_file: super::settings::git_index_file(),
+        };
+        let policy = super::policy(&scanner, &args.accept)?;
+        let report = crate::run::run(&scanner, &door.staged()?, &policy, None)?;
+        let exit = super::scan_cmd::exit_for(&report, scanner.config.hook.fail_on);
+        (report, scanner.rules, exit, "commit")
     };
-    let (changes, action) = what;
-    let policy = super::policy(&scanner, &args.accept)?;
-    let report = crate::run::run(&scanner, &changes, &policy, None)?;
     if let Some(format) = args.format {
-        super::scan_cmd::write_report(&report, format, &scanner.rules, &repo_style(&repo), None)?;
+        super::scan_cmd::write_report(&report, format, &rules, &repo_style(&repo), None)?;
     }
-    let exit = super::scan_cmd::exit_for(&report, scanner.config.hook.fail_on);
-    let ui = super::settings::Ui::of(cli);
     if exit == Exit::Findings && !ui.quiet {
-        explain_block(&report, &scanner.rules, action, ui)?;
+        explain_block(&report, &rules, action, ui)?;
     }
     Ok(exit)
 }
@@ -200,6 +194,36 @@ fn explain_block(
          - `privacy-audit baseline` to accept every current finding (.privacy-audit-baseline.json)\n\
          Either is read from the commit the changes start from: commit it on its own first."
     );
+    if action == "commit" {
+        // The files with findings stay staged: `git add privacy-audit.toml && git
+        // commit` would carry them again. A commit of named paths leaves them out.
+        let mut staged: Vec<&str> = report
+            .findings
+            .iter()
+            .map(|f| f.location.path.as_str())
+            .collect();
+        staged.sort_unstable();
+        staged.dedup();
+        // Git runs hooks at the top of the work tree: the names are relative to it.
+        let mut accepting: Vec<&str> = ["privacy-audit.toml", ".privacy-audit-baseline.json"]
+            .into_iter()
+            .filter(|p| std::path::Path::new(p).exists())
+            .collect();
+        if accepting.is_empty() {
+            accepting.push("privacy-audit.toml");
+        }
+        eprintln!(
+            "Then: git commit {} -m 'privacy-audit: accept known findings'\n\
+             commits only those, leaving staged (and in the way of a plain `git commit`): {}",
+            accepting.join(" "),
+            staged.join(", ")
+        );
+    } else {
+        eprintln!(
+            "Pushed commits are each judged by what their parent holds: a commit of the \
+             acceptance alone, then the data, go through in one push."
+        );
+    }
     Ok(())
 }
 

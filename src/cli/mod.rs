@@ -6,6 +6,7 @@ mod args;
 mod baseline_cmd;
 mod fix_cmd;
 mod git_cmd;
+mod git_groups;
 mod init_cmd;
 mod log;
 mod rules_cmd;

@@ -40,5 +40,6 @@ mod scan_sample;
 mod schema;
 mod stream;
 mod team;
+mod team_push;
 mod trail;
 mod windows;
