@@ -84,6 +84,13 @@ pub enum Command {
     },
     /// Print the man page (roff): `privacy-audit man | man -l -`.
     Man,
+    /// Say which config file is in effect; with --defaults, print every key with its
+    /// default value and what it does (a config to start from)
+    Config {
+        /// Print the built-in defaults, commented: every key there is
+        #[arg(long)]
+        defaults: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -30,11 +30,7 @@ fn head_commit(repo: &Repository) -> Option<Oid> {
     repo.head().ok()?.peel_to_commit().ok().map(|c| c.id())
 }
 
-pub(super) fn scanner(
-    cli: &Cli,
-    repo: &Repository,
-    base: Option<Oid>,
-) -> anyhow::Result<Scanner> {
+pub(super) fn scanner(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Scanner> {
     let mut config = repo_config(cli, repo, base)?;
     // The git doors let pass what `[hook] allow_unjudged` names.
     config.scan.allow_unjudged = config.hook.allow_unjudged.clone();
@@ -137,9 +133,10 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
         let refs = changes::pushed_ref_names(&stdin, args.pre_push);
         // Each pushed commit is judged by what its parent holds (see `git_groups`).
         let groups = super::git_groups::by_parent(cli, &repo, &commits, base)?;
-        let judged = super::git_groups::judge(cli, &repo, groups, &tags, &refs, &args.accept, |c| {
-            c.hook.fail_on
-        })?;
+        let judged =
+            super::git_groups::judge(cli, &repo, groups, &tags, &refs, &args.accept, |c| {
+                c.hook.fail_on
+            })?;
         let action = if args.pre_push { "push" } else { "update" };
         (judged.report, judged.rules, judged.exit, action)
     } else {

@@ -7,11 +7,12 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 
 /// The config `init` writes: the keys a team sets first, each explained; every other key
-/// and its default is in docs/configuration.md.
+/// and its default is what `privacy-audit config --defaults` prints.
 fn template(team_key: &str) -> String {
     format!(
         r#"# privacy-audit configuration. Commit it: the git hook judges each commit with the
-# config as committed before it. Every key and its default: docs/configuration.md.
+# config as committed before it. Every key, its default and what it does:
+# `privacy-audit config --defaults`.
 
 [team]
 # Baselines and [[allow]] fingerprints are made with this key, so what one person
@@ -90,18 +91,43 @@ pub fn run(cli: &Cli, args: &InitArgs) -> anyhow::Result<Exit> {
         };
         super::baseline_cmd::run(cli, config, &baseline)?;
     }
-    eprintln!("privacy-audit: next: {}", next_step(&root, args.baseline));
+    let committed = repo.as_ref().is_some_and(config_committed);
+    eprintln!(
+        "privacy-audit: next: {}",
+        next_step(&root, args.baseline, committed)
+    );
+    if repo.is_some() && !args.no_hook {
+        eprintln!(
+            "privacy-audit: git does not clone hooks: each teammate runs `privacy-audit init` \
+             (or `privacy-audit hook install`) in their own clone, once"
+        );
+    }
     Ok(Exit::Clean)
 }
 
-fn next_step(root: &Path, baseline: bool) -> String {
+/// Whether `HEAD` already holds the repository's config: a teammate's clone.
+fn config_committed(repo: &git2::Repository) -> bool {
+    repo.head()
+        .and_then(|h| h.peel_to_tree())
+        .is_ok_and(|t| t.get_path(Path::new(LOCAL_CONFIG_NAME)).is_ok())
+}
+
+fn next_step(root: &Path, baseline: bool, committed: bool) -> String {
+    if committed && !baseline {
+        return format!(
+            "nothing to commit: {LOCAL_CONFIG_NAME} is already committed (in {}); this \
+             clone's commits are judged from now on",
+            root.display()
+        );
+    }
     let files = if baseline {
         format!("{LOCAL_CONFIG_NAME} .privacy-audit-baseline.json")
     } else {
         LOCAL_CONFIG_NAME.to_string()
     };
     format!(
-        "commit {files} (in {}) on its own; from then on every commit is judged",
+        "commit {files} (in {}) on its own: `git commit {files} -m \"privacy-audit\"`; \
+         from then on every commit is judged",
         root.display()
     )
 }

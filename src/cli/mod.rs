@@ -89,6 +89,9 @@ where
     }
 }
 
+/// Every key with its default and what it does: the shipped `config.toml`.
+const DEFAULT_CONFIG: &str = include_str!("../../config.toml");
+
 /// The reader of our output closed it (`rules list | head -1`): nothing to report.
 pub(crate) fn closed_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
@@ -104,6 +107,24 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
         Command::ScanGit(args) => git_cmd::scan_git(cli, args),
         Command::Hook { command } => git_cmd::hook(cli, command),
         Command::Init(args) => init_cmd::run(cli, args),
+        Command::Config { defaults: true } => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(DEFAULT_CONFIG.as_bytes())
+                .map_err(|e| anyhow::Error::from(e).context("cannot print the defaults"))?;
+            Ok(Exit::Clean)
+        }
+        Command::Config { defaults: false } => {
+            let config = config()?;
+            match &config.origin {
+                Some(path) => println!("{}", path.display()),
+                None => println!("(none: the built-in defaults)"),
+            }
+            eprintln!(
+                "privacy-audit: `privacy-audit config --defaults` prints every key and its default"
+            );
+            Ok(Exit::Clean)
+        }
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(

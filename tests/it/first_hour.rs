@@ -143,3 +143,59 @@ fn the_accept_advice_appears_only_where_allow_can_apply() {
     );
     assert!(run.stdout.contains("privacy-audit allow"), "{}", run.stdout);
 }
+
+#[test]
+fn a_teammates_clone_is_told_it_has_no_gate_until_init_and_nothing_to_commit() {
+    let s = git::Sandbox::new();
+    let repo = s.repo();
+    let out = s.bin(&repo, &["init"]);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(said.contains("git commit privacy-audit.toml"), "{said}");
+    assert!(
+        said.contains("each teammate runs `privacy-audit init`"),
+        "{said}"
+    );
+    s.ok(&repo, &["add", "privacy-audit.toml"]);
+    s.ok(&repo, &["commit", "-qm", "config"]);
+    let clone = s.home.path().join("teammate");
+    s.ok(
+        s.home.path(),
+        &["clone", "-q", repo.to_str().expect("utf-8"), "teammate"],
+    );
+    assert!(
+        !clone.join(".git/hooks/pre-commit").exists(),
+        "git cloned a hook"
+    );
+    let out = s.bin(&clone, &["init"]);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("nothing to commit"), "{said}");
+    assert!(!said.contains("on its own"), "{said}");
+    assert!(
+        clone.join(".git/hooks/pre-commit").exists(),
+        "no gate installed"
+    );
+}
+
+#[test]
+fn the_defaults_the_generated_config_points_to_are_printed_by_the_binary() {
+    let home = tempfile::tempdir().expect("home");
+    let run = run(home.path(), &["config", "--defaults"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains("[scan]") && run.stdout.contains("min_confidence"),
+        "{}",
+        run.stdout
+    );
+    let repo = tempfile::tempdir().expect("repo");
+    git::Sandbox::new().ok(repo.path(), &["init", "-q"]);
+    let dir = repo.path().to_string_lossy().into_owned();
+    let out = crate::util::run(home.path(), &["init", "--repo", &dir, "--no-hook"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let written = std::fs::read_to_string(repo.path().join("privacy-audit.toml")).expect("config");
+    assert!(
+        written.contains("privacy-audit config --defaults"),
+        "{written}"
+    );
+    assert!(!written.contains("docs/configuration.md"), "{written}");
+}

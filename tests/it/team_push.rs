@@ -69,7 +69,11 @@ fn a_commit_cannot_accept_its_own_leak_even_in_a_push() {
     s.ok(&repo, &["commit", "-qm", "leak and accept", "--no-verify"]);
     let out = push(&s, &repo);
     assert!(!out.status.success(), "a commit accepted its own leak");
-    assert!(stderr(&out).contains("hostname.internal"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("hostname.internal"),
+        "{}",
+        stderr(&out)
+    );
     // Past the client hook, the server refuses it too.
     let out = s.git(&repo, &["push", "-q", "--no-verify", "origin", "main"]);
     assert!(!out.status.success(), "the server took it");
