@@ -5,18 +5,41 @@ use crate::report::Format;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Every judging command's exit codes (docs/reference.md §2), shown by `--help` and in
+/// each man page.
+const EXIT_STATUS: &str = "Exit status: 0 clean (or every finding accepted); 1 findings at or \
+above the failing severity; 2 could not judge (unreadable input, bad config, a bug): never \
+read as clean.";
+
+const SCAN_EXAMPLES: &str = "Examples:
+  privacy-audit scan data/                         human report; exit 1 on findings
+  privacy-audit scan data/ -o report.sarif         SARIF for code scanning
+  privacy-audit scan data/ --min-confidence low    also what the default hides
+
+Exit status: 0 clean, 1 findings, 2 could not judge (never read as clean).";
+
+const SCAN_GIT_EXAMPLES: &str = "Examples:
+  privacy-audit scan-git --range origin/main..HEAD   what these commits add (CI)
+  privacy-audit scan-git                             every blob of the history, once
+
+Each commit is judged by the config and baseline committed in its parent.
+Exit status: 0 clean, 1 findings, 2 could not judge (never read as clean).";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "privacy-audit",
     version,
-    about = "Privacy gate and provenance auditor for LLM-evaluation datasets"
+    about = "Privacy gate and provenance auditor for LLM-evaluation datasets",
+    after_long_help = EXIT_STATUS
 )]
 pub struct Cli {
     /// Config file (default: the nearest privacy-audit.toml up to the repository root,
     /// else ~/.config/privacy-audit/config.toml, else the built-in defaults).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Fingerprint key file (default: $XDG_DATA_HOME/privacy-audit/key).
+    /// Fingerprint key file (default: $XDG_DATA_HOME/privacy-audit/key, else
+    /// ~/.local/share/privacy-audit/key; for `report verify`, the daemon's, in the state
+    /// folder of the config).
     #[arg(
         long,
         global = true,
@@ -27,8 +50,8 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug, -vvv trace). RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Print nothing but errors: the exit code tells (a report asked for with -o is
-    /// still written).
+    /// Print nothing but errors: the exit code tells (a report file asked for is still
+    /// written).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// No colour, even on a terminal (NO_COLOR does the same).
@@ -41,6 +64,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scan files and folders once and print a report.
+    #[command(after_long_help = SCAN_EXAMPLES)]
     Scan(ScanArgs),
     /// Accept the findings of one rule at one place on purpose: appends an [[allow]]
     /// entry (with your reason) to privacy-audit.toml that every clone honours.
@@ -61,6 +85,7 @@ pub enum Command {
     /// are hashed (once, and not again while unchanged).
     Verify(ScanArgs),
     /// Scan the blobs that a range of commits adds (pre-push, pre-receive, CI).
+    #[command(after_long_help = SCAN_GIT_EXAMPLES)]
     ScanGit(ScanGitArgs),
     /// Rewrite what a scan finds as placeholders and re-hash what recorded the files'
     /// hashes. A dry run unless --write: it shows, masked, what would change.
@@ -82,8 +107,13 @@ pub enum Command {
         #[arg(value_name = "SHELL")]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `privacy-audit man | man -l -`.
-    Man,
+    /// Print the man page (roff): `privacy-audit man | man -l -`; with --dir, write one
+    /// page per command there (privacy-audit-scan.1, ...).
+    Man {
+        /// Write every page into this folder instead of printing the main one
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Say which config file is in effect; with --defaults, print every key with its
     /// default value and what it does (a config to start from)
     Config {
@@ -299,6 +329,8 @@ pub enum ReportCommand {
     /// Walk the daemon's report chain; exit 1 naming the first report that was edited,
     /// removed or reordered.
     Verify {
+        /// The daemon's reports folder (`[daemon] reports`, such as
+        /// /var/lib/privacy-audit/reports)
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },

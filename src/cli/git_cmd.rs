@@ -61,9 +61,18 @@ pub fn scan_git(cli: &Cli, args: &ScanGitArgs) -> anyhow::Result<Exit> {
         Range::All => changes::all_tags(&repo)?,
         _ => Vec::new(),
     };
-    // Each commit is judged by what its parent holds (see `git_groups`).
-    let groups = super::git_groups::by_parent(cli, &repo, &commits, base)?;
-    let judged = super::git_groups::judge(cli, &repo, groups, &tags, &[], &args.accept, |c| {
+    // Each commit of a range is judged by what its parent holds (see `git_groups`); the
+    // whole history by what HEAD holds now, so what a team accepted since stays accepted.
+    let groups = match range {
+        Range::All => super::git_groups::one_group(&commits, base),
+        _ => super::git_groups::by_parent(cli, &repo, &commits, base)?,
+    };
+    let extras = super::git_groups::Extras {
+        tags: &tags,
+        refs: &[],
+        tagged: matches!(range, Range::All),
+    };
+    let judged = super::git_groups::judge(cli, &repo, groups, &extras, &args.accept, |c| {
         args.out.fail_on.unwrap_or(c.scan.fail_on)
     })?;
     super::scan_cmd::emit(
@@ -133,10 +142,14 @@ fn hook_run(cli: &Cli, args: &HookRunArgs) -> anyhow::Result<Exit> {
         let refs = changes::pushed_ref_names(&stdin, args.pre_push);
         // Each pushed commit is judged by what its parent holds (see `git_groups`).
         let groups = super::git_groups::by_parent(cli, &repo, &commits, base)?;
-        let judged =
-            super::git_groups::judge(cli, &repo, groups, &tags, &refs, &args.accept, |c| {
-                c.hook.fail_on
-            })?;
+        let extras = super::git_groups::Extras {
+            tags: &tags,
+            refs: &refs,
+            tagged: false,
+        };
+        let judged = super::git_groups::judge(cli, &repo, groups, &extras, &args.accept, |c| {
+            c.hook.fail_on
+        })?;
         let action = if args.pre_push { "push" } else { "update" };
         (judged.report, judged.rules, judged.exit, action)
     } else {

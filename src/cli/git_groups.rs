@@ -29,6 +29,15 @@ fn inputs(repo: &Repository, source: Option<Oid>) -> anyhow::Result<String> {
     Ok(format!("{config:?}"))
 }
 
+/// Every commit judged by what `base` holds.
+pub(super) fn one_group(commits: &[Oid], base: Option<Oid>) -> Vec<Group> {
+    vec![Group {
+        source: base,
+        commits: commits.to_vec(),
+        base: true,
+    }]
+}
+
 /// `commits` grouped by what their parents hold (a root commit reads from `base`).
 pub(super) fn by_parent(
     cli: &Cli,
@@ -37,11 +46,7 @@ pub(super) fn by_parent(
     base: Option<Oid>,
 ) -> anyhow::Result<Vec<Group>> {
     if cli.config.is_some() {
-        return Ok(vec![Group {
-            source: base,
-            commits: commits.to_vec(),
-            base: true,
-        }]);
+        return Ok(one_group(commits, base));
     }
     let base_key = inputs(repo, base)?;
     let mut keys: Vec<String> = Vec::new();
@@ -84,13 +89,20 @@ pub(super) struct Judged {
     pub rules: crate::detect::RuleSet,
 }
 
-/// Judges each group with its own scanner; `tags` and `refs` with the base group's.
+/// What is judged besides the commits, by the base group's config: tags, pushed ref
+/// names, and (for a whole-history scan) what only tags reach.
+pub(super) struct Extras<'a> {
+    pub tags: &'a [Oid],
+    pub refs: &'a [String],
+    pub tagged: bool,
+}
+
+/// Judges each group with its own scanner; the extras with the base group's.
 pub(super) fn judge(
     cli: &Cli,
     repo: &Repository,
     groups: Vec<Group>,
-    tags: &[Oid],
-    refs: &[String],
+    extras: &Extras<'_>,
     accept: &super::AcceptArgs,
     fail_on: impl Fn(&crate::config::Config) -> crate::finding::Severity,
 ) -> anyhow::Result<Judged> {
@@ -105,11 +117,12 @@ pub(super) fn judge(
             index_file: None,
         };
         let (tags, refs) = match g.base {
-            true => (tags, refs.to_vec()),
+            true => (extras.tags, extras.refs.to_vec()),
             false => (&[][..], Vec::new()),
         };
         let mut changes = door.commits(&g.commits, tags)?;
         changes.refs = refs;
+        changes.tagged = g.base && extras.tagged;
         let policy = super::policy(&scanner, accept)?;
         let report = crate::run::run(&scanner, &changes, &policy, None)?;
         exit = worse(

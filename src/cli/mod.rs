@@ -135,11 +135,13 @@ fn run(cli: &Cli) -> anyhow::Result<Exit> {
             );
             Ok(Exit::Clean)
         }
-        Command::Man => {
+        Command::Man { dir } => {
             let command = <Cli as clap::CommandFactory>::command();
-            clap_mangen::Man::new(command)
-                .render(&mut std::io::stdout())
-                .map_err(|e| anyhow::Error::from(e).context("cannot write the man page"))?;
+            let written = match dir {
+                Some(dir) => clap_mangen::generate_to(command, dir),
+                None => clap_mangen::Man::new(command).render(&mut std::io::stdout()),
+            };
+            written.map_err(|e| anyhow::Error::from(e).context("cannot write the man page"))?;
             Ok(Exit::Clean)
         }
         Command::Daemon => {
@@ -211,7 +213,7 @@ fn verify_trail(cli: &Cli, dir: &std::path::Path) -> anyhow::Result<Exit> {
                     )
                 }
                 None => println!(
-                    "  MACs NOT checked: no daemon key found (pass --key-file); a rewrite by someone who can write this folder would pass"
+                    "  MACs NOT checked: no daemon key found (pass the daemon's --config, whose state folder holds it, or --key-file); a rewrite by someone who can write this folder would pass"
                 ),
             }
             for note in &checked.notes {

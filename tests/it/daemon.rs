@@ -37,6 +37,13 @@ fn new_files_are_judged_and_new_folders_watched() {
     for text in [trail, d.log()] {
         assert!(!text.contains("ion.popescu@gmail.com"));
     }
+    // The journal names what each report judged.
+    let log = d.log();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("report written") && l.contains("a.jsonl")),
+        "{log}"
+    );
     // A deletion is recorded.
     std::fs::remove_file(d.data().join("clean.jsonl")).expect("rm");
     let gone = d.data().join("clean.jsonl").to_string_lossy().into_owned();

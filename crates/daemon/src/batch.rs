@@ -122,7 +122,8 @@ impl Daemon {
         ) {
             Ok(path) => {
                 tracing::info!(report = %path.display(), files = written.report.files.len(),
-                findings = written.report.findings.len(), "report written")
+                findings = written.report.findings.len(), names = %judged_names(&written.report),
+                "report written")
             }
             Err(e) => {
                 // Nothing was recorded: the removals wait for the next report and the
@@ -208,4 +209,23 @@ impl Daemon {
             tracing::error!(error = %e, "cannot save the daemon state; the reports will be replayed at start");
         }
     }
+}
+
+/// The files a report judged, as the report names them (values in names already
+/// masked), the first five and how many more: what an operator reading the journal
+/// needs to find the report's subject.
+fn judged_names(report: &Report) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<&str> = report
+        .files
+        .iter()
+        .take(SHOWN)
+        .map(|f| f.path.as_str())
+        .collect();
+    let more = report.files.len().saturating_sub(SHOWN);
+    let more = format!("+{more} more");
+    if report.files.len() > SHOWN {
+        names.push(&more);
+    }
+    names.join(", ")
 }
