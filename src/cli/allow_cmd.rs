@@ -49,12 +49,25 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
     let everything = crate::acceptance::RunPolicy::everything(scanner.key())?;
     let roots = std::slice::from_ref(&file);
     let report = crate::run::run(&scanner, &crate::run::Walk { roots }, &everything, None)?;
+    let at_place = |f: &&crate::finding::Finding| {
+        (line.is_none() || f.location.line == line)
+            && (column.is_none() || f.location.column == column)
+    };
+    // The rules that did find something there: named when `--rule` matches none (a
+    // category such as `email` for `email.address`).
+    let mut there: Vec<String> = report
+        .findings
+        .iter()
+        .filter(at_place)
+        .map(|f| f.rule_id.clone())
+        .collect();
+    there.sort();
+    there.dedup();
     let here = report
         .findings
         .iter()
         .filter(|f| f.rule_id == args.rule)
-        .filter(|f| line.is_none() || f.location.line == line)
-        .filter(|f| column.is_none() || f.location.column == column);
+        .filter(at_place);
     if args.group {
         let patterns: std::collections::BTreeSet<String> = here
             .map(|f| groups::pattern(f.location.json_pointer.as_deref().unwrap_or("")))
@@ -72,6 +85,7 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
             }),
             &scanner,
             args,
+            &there,
         );
     }
     let mut prints: Vec<(String, String)> = here
@@ -97,6 +111,7 @@ pub fn run(cli: &Cli, config: Config, args: &AllowArgs) -> anyhow::Result<Exit> 
         }),
         &scanner,
         args,
+        &there,
     )
 }
 
@@ -108,8 +123,17 @@ fn write_entries(
     bodies: impl Iterator<Item = String>,
     scanner: &Scanner,
     args: &AllowArgs,
+    there: &[String],
 ) -> anyhow::Result<Exit> {
     let bodies: Vec<String> = bodies.collect();
+    if bodies.is_empty() && !there.is_empty() {
+        anyhow::bail!(
+            "no `{}` finding at {}; found there: {} (give one as --rule)",
+            guard(&args.rule),
+            guard(&args.location),
+            there.join(", ")
+        );
+    }
     if bodies.is_empty() {
         anyhow::bail!(
             "no `{}` finding at {} (see `privacy-audit scan`)",

@@ -17,10 +17,20 @@ pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exi
     };
     let key = super::load_key(cli)?;
     let scanner = Scanner::from_config(config, key)?;
-    // A baseline records what is there: nothing accepted, every confidence.
-    let everything = RunPolicy::everything(scanner.key())?;
+    // A baseline records what is there, at every confidence, less what an `[[allow]]`
+    // entry already accepts (it needs no second acceptance). `--check` weighs every
+    // entry against everything there.
+    let policy = match args.check {
+        true => RunPolicy::everything(scanner.key())?,
+        false => RunPolicy::for_run(
+            &scanner.config,
+            scanner.key(),
+            &BaselineChoice::Without,
+            Some(crate::finding::Confidence::Low),
+        )?,
+    };
     let source = crate::run::Walk { roots: &args.paths };
-    let report = crate::run::run(&scanner, &source, &everything, None)?;
+    let report = crate::run::run(&scanner, &source, &policy, None)?;
     if report.incomplete() {
         super::scan_cmd::exit_for(&report, crate::finding::Severity::Low);
         anyhow::bail!("the scan was incomplete; no baseline written");
@@ -29,6 +39,13 @@ pub fn run(cli: &Cli, config: Config, args: &BaselineArgs) -> anyhow::Result<Exi
         return check(&scanner, &report, target.as_deref());
     }
     let mut report = report;
+    let allowed = report.suppressed.len();
+    if allowed > 0 {
+        eprintln!(
+            "privacy-audit: {allowed} finding{} already accepted by [[allow]] entries left out",
+            if allowed == 1 { "" } else { "s" }
+        );
+    }
     let ignored = drop_git_ignored(&mut report, &args.paths);
     if ignored > 0 {
         eprintln!(

@@ -199,3 +199,67 @@ fn the_defaults_the_generated_config_points_to_are_printed_by_the_binary() {
     );
     assert!(!written.contains("docs/configuration.md"), "{written}");
 }
+
+#[test]
+fn a_missing_manifest_entry_names_its_file() {
+    let home = tempfile::tempdir().expect("home");
+    let data = tempfile::tempdir().expect("data");
+    std::fs::write(data.path().join("a.txt"), "hi\n").expect("write");
+    // Made-up digests: the entry's file is missing whatever the digest says.
+    let sums = "8b0e7153bf7c3706d85c524e440066559a6656c90bd5482a90a29b9fa5ff5180  a.txt\nbc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41  gone-0001.txt\n";
+    std::fs::write(data.path().join("SHA256SUMS"), sums).expect("write");
+    let dir = data.path().to_string_lossy().into_owned();
+    let run = run(
+        home.path(),
+        &["verify", "--no-progress", "--no-baseline", &dir],
+    );
+    assert!(
+        run.stdout.contains("does not exist, gone-0001.txt"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn allow_names_the_rules_found_there_and_baseline_leaves_out_what_allow_accepts() {
+    let s = git::Sandbox::new();
+    let repo = s.repo();
+    let out = s.bin(&repo, &["init", "--no-hook"]);
+    assert!(out.status.success());
+    std::fs::write(
+        repo.join("case.json"),
+        "{\"contact\": \"maria.garcia@contoso-labs.com\"}\n",
+    )
+    .expect("write");
+    let out = s.bin(
+        &repo,
+        &["allow", "case.json:1", "--rule", "email", "--reason", "r"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("found there: email.address"), "{said}");
+    let out = s.bin(
+        &repo,
+        &[
+            "allow",
+            "case.json:1",
+            "--rule",
+            "email.address",
+            "--reason",
+            "public",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = s.bin(&repo, &["baseline", "-o", "-"]);
+    let baseline: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        baseline["findings"].as_array().map(Vec::len),
+        Some(0),
+        "{baseline}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 finding already accepted"));
+}

@@ -43,13 +43,13 @@ pub struct BaselineEntry {
 }
 
 impl Baseline {
-    /// Every finding of `report` (accepted ones too), except those in the file named
-    /// `own_path` (the baseline itself: nothing in it is accepted by writing it).
+    /// Every finding `report` reports (not those an `[[allow]]` entry accepted: they
+    /// need no second acceptance), except those in the file named `own_path` (the
+    /// baseline itself: nothing in it is accepted by writing it).
     pub fn from_report(report: &Report, key: &FingerprintKey, own_path: Option<&str>) -> Baseline {
         let mut findings: Vec<BaselineEntry> = report
             .findings
             .iter()
-            .chain(report.suppressed.iter().map(|s| &s.finding))
             .filter(|f| Some(f.location.path.as_str()) != own_path)
             .map(|f| BaselineEntry {
                 fingerprint: f.shared.0.clone(),

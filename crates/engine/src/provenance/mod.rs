@@ -83,10 +83,13 @@ impl Verifier<'_> {
             let real = match std::fs::canonicalize(&resolved) {
                 Ok(real) => real,
                 Err(e) => {
+                    // The name, guarded like any name (it may hold a value): the
+                    // person fixing the manifest needs to know which entry.
+                    let name = crate::guard::guard(&claim.target);
                     let why = if e.kind() == std::io::ErrorKind::NotFound {
-                        "names a file that does not exist".to_string()
+                        format!("names a file that does not exist, {name}")
                     } else {
-                        format!("names a file that cannot be read ({})", e.kind())
+                        format!("names a file that cannot be read, {name} ({})", e.kind())
                     };
                     self.emit(&mut out, "missing_file", claim, &why);
                     continue;
@@ -190,7 +193,7 @@ impl Verifier<'_> {
                     column: None,
                     json_pointer: None,
                 },
-                excerpt: format!("not listed: {}", f.rel),
+                excerpt: format!("not listed: {}", crate::guard::guard(&f.rel)),
                 fingerprint: self.key.fingerprint(rule.id, f.rel.as_bytes()),
                 shared: self.key.shared_fingerprint(rule.id, f.rel.as_bytes()),
                 message: rule.description.to_string(),
