@@ -16,7 +16,8 @@ REALDATA = ROOT.parent / "shared" / "realdata" / "corpus"
 def binary() -> str:
     env = os.environ.get("PRIVACY_AUDIT_BIN")
     if env:
-        return env
+        # Tests run the binary from other folders: a relative path is the caller's.
+        return str(pathlib.Path(env).resolve())
     for profile in ("release", "debug"):
         candidate = ROOT / "target" / profile / "privacy-audit"
         if candidate.exists():
