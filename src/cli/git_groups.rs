@@ -1,5 +1,6 @@
-//! Pushed commits judged each by the config and baseline of its own parent, as the
-//! pre-commit hook judges a commit by `HEAD`'s. A commit still cannot accept its own
+//! Pushed commits judged each by the config and baseline of its own parent when that
+//! parent is pushed with it (else by the remote's tip), as the pre-commit hook judges a
+//! commit by `HEAD`'s. A commit still cannot accept its own
 //! content (its parent's baseline knows nothing of it), and "baseline commit, then the
 //! data commit" goes through in one push, as it did through two commits.
 //!
@@ -38,7 +39,8 @@ pub(super) fn one_group(commits: &[Oid], base: Option<Oid>) -> Vec<Group> {
     }]
 }
 
-/// `commits` grouped by what their parents hold (a root commit reads from `base`).
+/// `commits` grouped by what their parents hold: a parent pushed with them, else `base`
+/// (the remote's tip, the server's `HEAD`, `A` of `A..B`).
 pub(super) fn by_parent(
     cli: &Cli,
     repo: &Repository,
@@ -49,14 +51,19 @@ pub(super) fn by_parent(
         return Ok(one_group(commits, base));
     }
     let base_key = inputs(repo, base)?;
+    let pushed: std::collections::HashSet<Oid> = commits.iter().copied().collect();
     let mut keys: Vec<String> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
     for &c in commits {
+        // Only a parent pushed along with it speaks for a commit. One the remote
+        // already has (or none) leaves it to `base`: branching off an old commit
+        // whose config was laxer must not bring that config back.
         let parent = repo
             .find_commit(c)
             .map_err(|e| anyhow::anyhow!("commit {c}: {}", e.message()))?
             .parent_id(0)
             .ok()
+            .filter(|p| pushed.contains(p))
             .or(base);
         let key = inputs(repo, parent)?;
         match keys.iter().position(|k| *k == key) {

@@ -81,3 +81,30 @@ fn a_commit_cannot_accept_its_own_leak_even_in_a_push() {
     let out = s.bin(&repo, &["scan-git", "--range", "HEAD~1..HEAD"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
+
+/// A branch off an old commit whose config was laxer is judged by what the remote holds
+/// now: only a parent pushed along with a commit speaks for it.
+#[test]
+fn branching_off_an_old_lax_config_does_not_bring_it_back() {
+    let s = Sandbox::new();
+    let (repo, server) = pushed_repo(&s);
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[rules]\ndisable = [\"email.address\"]\n",
+    );
+    s.commit_all(&repo, &["lax for a while"]);
+    assert!(push(&s, &repo).status.success());
+    write(&repo, "privacy-audit.toml", "[rules]\ndisable = []\n");
+    s.commit_all(&repo, &["strict again"]);
+    assert!(push(&s, &repo).status.success());
+    s.ok(&repo, &["checkout", "-q", "-b", "lax", "HEAD~1"]);
+    write(&repo, "data/a.jsonl", SECRET_LINE);
+    s.commit_all(&repo, &["leak on the old config"]);
+    let out = s.git(&repo, &["push", "-q", "origin", "lax"]);
+    assert!(!out.status.success(), "the old lax config judged the push");
+    let out = s.git(&repo, &["push", "-q", "--no-verify", "origin", "lax"]);
+    assert!(!out.status.success(), "the server took it");
+    let branches = s.ok(&server, &["branch", "--list", "lax"]);
+    assert!(branches.is_empty(), "{branches}");
+}
