@@ -141,23 +141,7 @@ pub fn is_assigned_secret(value: &[u8], before: &[u8], key: Option<&str>) -> boo
         return is_key_material(value);
     }
     // The entropy floor first: it turns most values away without a copy.
-    super::validators::entropy(value) >= 3.5 && is_credential_like(value) && !is_word_slug(v)
-}
-
-/// Words joined into a setting's value (`oauth2-client-credentials`,
-/// `service_account.default`): each part letters with a vowel, perhaps a digit or two
-/// after. A token's parts mix digits in (`xg7z-ig45g89…`). Passwords are not judged
-/// so: a passphrase of words is a password.
-fn is_word_slug(v: &str) -> bool {
-    let parts: Vec<&str> = v.split(['-', '_', '.']).collect();
-    parts.len() >= 2
-        && parts.iter().all(|p| {
-            let letters = p.trim_end_matches(|c: char| c.is_ascii_digit());
-            letters.len() >= 2
-                && p.len() - letters.len() <= 2
-                && letters.bytes().all(|b| b.is_ascii_lowercase())
-                && letters.bytes().any(|b| b"aeiouy".contains(&b))
-        })
+    super::validators::entropy(value) >= 3.5 && is_credential_like(value)
 }
 
 /// Passwords that stand for one in documentation: `user:password`, `admin:admin`.
@@ -207,7 +191,7 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
             .eq_ignore_ascii_case(user)
         && !is_placeholder(&lower)
         && !is_reference(&lower)
-        && !is_filler(password.as_bytes())
+        && !is_run_filler(password.as_bytes())
 }
 
 /// A placeholder's filler rather than random characters: one character repeated over
@@ -216,6 +200,12 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
 /// (`…123123123123`, `1234-1234-1234`). Random keys have none: a run of eight equal
 /// characters in 64 random hex digits has odds below one in a million.
 pub fn is_filler(v: &[u8]) -> bool {
+    is_run_filler(v) || repeated_unit(v)
+}
+
+/// [`is_filler`] less the repeated unit: a password of one (`asdfasdfasdf`) is weak,
+/// but it is a password someone uses.
+fn is_run_filler(v: &[u8]) -> bool {
     let (mut longest, mut run, mut ascending, mut up) = (0usize, 0usize, 0usize, 0usize);
     for (i, &b) in v.iter().enumerate() {
         run = if i > 0 && v[i - 1] == b { run + 1 } else { 1 };
@@ -231,7 +221,6 @@ pub fn is_filler(v: &[u8]) -> bool {
         || longest == v.len()
         || ascending >= 10
         || mostly_one_character(v)
-        || repeated_unit(v)
 }
 
 /// A unit of two to five characters, not all one, repeated over twelve characters or
@@ -309,15 +298,6 @@ mod tests {
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
         assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
-    }
-
-    #[test]
-    fn words_joined_are_a_setting_and_tokens_are_not() {
-        assert!(is_word_slug("oauth2-client-credentials"));
-        assert!(is_word_slug("service_account.default"));
-        assert!(!is_word_slug("xg7z-ig45g89iqpevzs7wz9m43u27g83"));
-        assert!(!is_word_slug("Zk3mQ9vT2xLp8RwB4nYc"));
-        assert!(!is_word_slug("kq7-vlm2x9"));
     }
 
     #[test]

@@ -118,7 +118,9 @@ impl Record for Alone {
 pub fn assess(cx: &Context<'_>, k: &Knowledge, record: &mut dyn Record) -> Assessment {
     // A key whose text goes on in filler (`xoxp-1234-…-####…`, `sk_live_****`) is the
     // shape of one with its secret part blanked: a stand-in, whatever its provider.
-    if cx.category == Category::Secret && (filler_follows(cx.after) || cut_short(cx.value)) {
+    if cx.category == Category::Secret
+        && (filler_follows(cx.after, cx.provider) || (!cx.provider && cut_short(cx.value)))
+    {
         return Assessment::low(Reason::Placeholder);
     }
     let base = match cx.category {
@@ -155,7 +157,7 @@ fn cut_short(value: &str) -> bool {
 
 /// Four or more blanking characters right after a value (`#`, `*`, `•`), eight `x`, or
 /// an ellipsis (`…`, `...`, `..[`): random key material never goes on so.
-fn filler_follows(after: &[u8]) -> bool {
+fn filler_follows(after: &[u8], provider: bool) -> bool {
     let text = String::from_utf8_lossy(&after[..after.len().min(32)]);
     let mut chars = text.chars();
     let Some(first) = chars.next() else {
@@ -165,8 +167,9 @@ fn filler_follows(after: &[u8]) -> bool {
     match first {
         // Cut short for display (`ops_eyJzaW…`, `sk-…...`, `..[Redacted]`): what is
         // left is a prefix, not a credential that works.
-        '…' => true,
-        '.' => run >= 3 || (run == 2 && chars.nth(1) == Some('[')),
+        // A provider's key has its whole length whatever follows (`ghp_…36…...`).
+        '…' => !provider,
+        '.' => !provider && (run >= 3 || (run == 2 && chars.nth(1) == Some('['))),
         '#' | '*' | '•' | '●' => run >= 4,
         'x' | 'X' => run >= 8,
         _ => false,
@@ -265,18 +268,20 @@ mod tests;
 mod filler_tests {
     #[test]
     fn blanked_tails_are_filler_and_random_ones_are_not() {
-        assert!(super::filler_follows(b"####################\""));
-        assert!(super::filler_follows("••••••".as_bytes()));
-        assert!(super::filler_follows(b"xxxxxxxxxxxx"));
-        assert!(!super::filler_follows(b"\", \"next\": 1"));
-        assert!(!super::filler_follows(b"xx9f"));
+        assert!(super::filler_follows(b"####################\"", true));
+        assert!(super::filler_follows("••••••".as_bytes(), true));
+        assert!(super::filler_follows(b"xxxxxxxxxxxx", true));
+        assert!(!super::filler_follows(b"\", \"next\": 1", false));
+        assert!(!super::filler_follows(b"xx9f", false));
         // Cut short for display.
-        assert!(super::filler_follows("…".as_bytes()));
-        assert!(super::filler_follows(b"...\n"));
-        assert!(super::filler_follows(b"..[Redacted]"));
-        assert!(!super::filler_follows(b". Then run it."));
-        assert!(!super::filler_follows(b".. next"));
+        assert!(super::filler_follows("…".as_bytes(), false));
+        assert!(super::filler_follows(b"...\n", false));
+        assert!(super::filler_follows(b"..[Redacted]", false));
+        assert!(!super::filler_follows(b". Then run it.", false));
+        assert!(!super::filler_follows(b".. next", false));
         assert!(super::cut_short("ops_eyJzaWduSW5BZGRyZXNzIjoi..."));
+        // A provider's whole key followed by an ellipsis is still the key.
+        assert!(!super::filler_follows(b"... doesn't work", true));
         assert!(!super::cut_short("c2VjcmV0LmtleS52YWx1ZQ=="));
     }
 }
