@@ -15,7 +15,11 @@ use std::io::{IsTerminal, Read};
 /// `--config` (the operator's), else the repository's own config as committed in
 /// `base` — the commit the changes being judged start from (see [`trust`]), never
 /// what those changes bring: a commit cannot switch the gate off for itself.
-fn repo_config(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Config> {
+pub(super) fn repo_config(
+    cli: &Cli,
+    repo: &Repository,
+    base: Option<Oid>,
+) -> anyhow::Result<Config> {
     if let Some(path) = &cli.config {
         return Ok(super::settings::config(Some(path))?);
     }
@@ -31,7 +35,11 @@ fn head_commit(repo: &Repository) -> Option<Oid> {
 }
 
 pub(super) fn scanner(cli: &Cli, repo: &Repository, base: Option<Oid>) -> anyhow::Result<Scanner> {
-    let mut config = repo_config(cli, repo, base)?;
+    scanner_of(cli, repo_config(cli, repo, base)?)
+}
+
+/// The git doors' scanner under `config`.
+pub(super) fn scanner_of(cli: &Cli, mut config: Config) -> anyhow::Result<Scanner> {
     // The git doors let pass what `[hook] allow_unjudged` names.
     config.scan.allow_unjudged = config.hook.allow_unjudged.clone();
     let key = super::load_key(cli)?;

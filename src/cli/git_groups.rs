@@ -1,11 +1,12 @@
-//! Pushed commits judged each by the config and baseline of its own parent when that
-//! parent is pushed with it (else by the remote's tip), as the pre-commit hook judges a
-//! commit by `HEAD`'s. A commit still cannot accept its own
-//! content (its parent's baseline knows nothing of it), and "baseline commit, then the
-//! data commit" goes through in one push, as it did through two commits.
+//! Pushed commits and what accepts findings for them. Everything that judges a push is
+//! what the remote already holds (its tip, the server's `HEAD`, `A` of `A..B`), with one
+//! thing a pushed commit lends the commit after it: its acceptance (baseline,
+//! `[[allow]]` entries, `[team] key`), when it is pushed along with it and its
+//! first-parent line through the push reaches the remote's tip. "The acceptance in a
+//! commit of its own, then the data" goes through in one push, as through two commits;
+//! a commit still cannot accept its own content, nor switch rules off for the next one.
 //!
-//! Commits whose parents hold the same config, rule files and baseline form one group,
-//! judged by one scanner; a push that touches none of them is one group, as before.
+//! Commits that borrow the same acceptance form one group, judged by one scanner.
 //! With `--config` (the operator's) every commit is judged by it: one group.
 
 use super::{Cli, Exit};
@@ -13,9 +14,13 @@ use crate::git::changes;
 use crate::git::{GitScan, trust};
 use crate::report::Report;
 use git2::{Oid, Repository};
+use std::collections::HashSet;
 
-/// Commits that share what judges them: the commit their files are read from.
+/// Commits that share what judges them.
 pub(super) struct Group {
+    /// The config they are judged by (`None`: the one `source` holds, read when judged).
+    pub config: Option<crate::config::Config>,
+    /// Where the config is read from when `config` is `None`.
     pub source: Option<Oid>,
     pub commits: Vec<Oid>,
     /// The group that also judges the pushed tags and ref names: the one whose source
@@ -23,24 +28,50 @@ pub(super) struct Group {
     pub base: bool,
 }
 
-/// What a door reads from a commit: the config (its values and where it came from),
-/// each rule file and the baseline, as the door would load them. Equal: judged alike.
-fn inputs(repo: &Repository, source: Option<Oid>) -> anyhow::Result<String> {
-    let config = trust::repo_config(repo, &trust::Source::at(repo, source))?;
-    Ok(format!("{config:?}"))
-}
-
 /// Every commit judged by what `base` holds.
 pub(super) fn one_group(commits: &[Oid], base: Option<Oid>) -> Vec<Group> {
     vec![Group {
+        config: None,
         source: base,
         commits: commits.to_vec(),
         base: true,
     }]
 }
 
-/// `commits` grouped by what their parents hold: a parent pushed with them, else `base`
-/// (the remote's tip, the server's `HEAD`, `A` of `A..B`).
+/// What a commit accepts (its `[[allow]]` entries and baseline) under `base`'s config.
+fn acceptance(
+    repo: &Repository,
+    source: Option<Oid>,
+    base: &crate::config::Config,
+) -> anyhow::Result<crate::config::Config> {
+    Ok(trust::acceptance_at(
+        repo,
+        &trust::Source::at(repo, source),
+        base,
+    )?)
+}
+
+/// Whether `parent` may speak for the commit after it: it was pushed along with it and
+/// the first-parent line from it through pushed commits ends at `base`. A line that
+/// leaves the push elsewhere (an empty commit on top of an old commit) does not: what
+/// that commit's tree holds came from outside the push.
+fn speaks_for(repo: &Repository, parent: Oid, pushed: &HashSet<Oid>, base: Option<Oid>) -> bool {
+    let mut at = parent;
+    for _ in 0..=pushed.len() {
+        if !pushed.contains(&at) {
+            return Some(at) == base;
+        }
+        match repo.find_commit(at).ok().and_then(|c| c.parent_id(0).ok()) {
+            Some(p) => at = p,
+            None => return base.is_none(),
+        }
+    }
+    false
+}
+
+/// `commits` grouped by what accepts findings for them: a parent pushed with them whose
+/// line reaches `base` (see [`speaks_for`]), else `base` (the remote's tip, the
+/// server's `HEAD`, `A` of `A..B`). Everything but acceptance is `base`'s.
 pub(super) fn by_parent(
     cli: &Cli,
     repo: &Repository,
@@ -50,29 +81,37 @@ pub(super) fn by_parent(
     if cli.config.is_some() {
         return Ok(one_group(commits, base));
     }
-    let base_key = inputs(repo, base)?;
-    let pushed: std::collections::HashSet<Oid> = commits.iter().copied().collect();
+    let base_config = super::git_cmd::repo_config(cli, repo, base)?;
+    let key_of = |config: &crate::config::Config| {
+        format!(
+            "{:?}",
+            (&config.allow, &config.team, &config.baseline_snapshot)
+        )
+    };
+    let base_key = key_of(&base_config);
+    let pushed: HashSet<Oid> = commits.iter().copied().collect();
     let mut keys: Vec<String> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
     for &c in commits {
-        // Only a parent pushed along with it speaks for a commit. One the remote
-        // already has (or none) leaves it to `base`: branching off an old commit
-        // whose config was laxer must not bring that config back.
         let parent = repo
             .find_commit(c)
             .map_err(|e| anyhow::anyhow!("commit {c}: {}", e.message()))?
             .parent_id(0)
             .ok()
-            .filter(|p| pushed.contains(p))
-            .or(base);
-        let key = inputs(repo, parent)?;
+            .filter(|&p| speaks_for(repo, p, &pushed, base));
+        let config = match parent {
+            Some(p) => acceptance(repo, Some(p), &base_config)?,
+            None => base_config.clone(),
+        };
+        let key = key_of(&config);
         match keys.iter().position(|k| *k == key) {
             Some(i) => groups[i].commits.push(c),
             None => {
                 groups.push(Group {
-                    source: parent,
-                    commits: vec![c],
                     base: key == base_key,
+                    config: Some(config),
+                    source: base,
+                    commits: vec![c],
                 });
                 keys.push(key);
             }
@@ -80,6 +119,7 @@ pub(super) fn by_parent(
     }
     if !groups.iter().any(|g| g.base) {
         groups.push(Group {
+            config: Some(base_config),
             source: base,
             commits: Vec::new(),
             base: true,
@@ -117,7 +157,10 @@ pub(super) fn judge(
     let mut exit = Exit::Clean;
     let mut last_rules = None;
     for g in groups {
-        let scanner = super::git_cmd::scanner(cli, repo, g.source)?;
+        let scanner = match g.config {
+            Some(config) => super::git_cmd::scanner_of(cli, config)?,
+            None => super::git_cmd::scanner(cli, repo, g.source)?,
+        };
         let door = GitScan {
             scanner: &scanner,
             repo,

@@ -108,3 +108,55 @@ fn branching_off_an_old_lax_config_does_not_bring_it_back() {
     let branches = s.ok(&server, &["branch", "--list", "lax"]);
     assert!(branches.is_empty(), "{branches}");
 }
+
+/// A pushed commit lends the next one its acceptance only: a config that switches
+/// rules off in the same push does not switch them off for the data after it.
+#[test]
+fn a_pushed_config_cannot_switch_the_gate_off_for_the_next_commit() {
+    let s = Sandbox::new();
+    let (repo, _server) = pushed_repo(&s);
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[rules]\ndisable = [\"email.address\"]\n",
+    );
+    s.commit_all(&repo, &["switch email off"]);
+    write(&repo, "data/a.jsonl", SECRET_LINE);
+    s.commit_all(&repo, &["data"]);
+    let out = push(&s, &repo);
+    assert!(
+        !out.status.success(),
+        "the pushed config switched the rule off"
+    );
+    let out = s.git(&repo, &["push", "-q", "--no-verify", "origin", "main"]);
+    assert!(!out.status.success(), "the server took it");
+}
+
+/// An empty commit on top of an old, laxer commit does not make the old config the
+/// pushed data's: the line from the data's parent must reach the remote's tip.
+#[test]
+fn an_empty_commit_on_an_old_lax_commit_lends_it_nothing() {
+    let s = Sandbox::new();
+    let (repo, _server) = pushed_repo(&s);
+    write(
+        &repo,
+        "privacy-audit.toml",
+        "[[allow]]\npath = \"data/**\"\nrule = \"email.address\"\nreason = \"old\"\n",
+    );
+    s.commit_all(&repo, &["lax for a while"]);
+    assert!(push(&s, &repo).status.success());
+    write(&repo, "privacy-audit.toml", "[rules]\ndisable = []\n");
+    s.commit_all(&repo, &["strict again"]);
+    assert!(push(&s, &repo).status.success());
+    s.ok(&repo, &["checkout", "-q", "-b", "side", "HEAD~1"]);
+    s.ok(&repo, &["commit", "-q", "--allow-empty", "-m", "nothing"]);
+    write(&repo, "data/a.jsonl", SECRET_LINE);
+    s.commit_all(&repo, &["leak"]);
+    let out = s.git(&repo, &["push", "-q", "origin", "side"]);
+    assert!(
+        !out.status.success(),
+        "the old allow entry accepted the leak"
+    );
+    let out = s.git(&repo, &["push", "-q", "--no-verify", "origin", "side"]);
+    assert!(!out.status.success(), "the server took it");
+}

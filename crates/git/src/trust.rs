@@ -149,3 +149,32 @@ fn baseline(
     };
     Ok((origin, text))
 }
+
+/// What a commit accepts: its `[[allow]]` entries and the baseline at the path `base`'s
+/// config names, read from its tree. Nothing else of its config is taken (rules,
+/// severities, paths on disk stay `base`'s), so a pushed commit can accept findings
+/// for the commit after it, as a committed baseline does, but cannot switch the gate
+/// off for it.
+pub fn acceptance_at(repo: &Repository, source: &Source<'_>, base: &Config) -> Result<Config> {
+    let mut config = base.clone();
+    // The `[team] key` too: it only decides which fingerprints the entries match.
+    (config.allow, config.team) = match source.blob(LOCAL_CONFIG_NAME.as_bytes()) {
+        Some(id) => {
+            let origin = format!("{}:{LOCAL_CONFIG_NAME}", source.label());
+            let text = text_of(repo, id, &origin)?;
+            let own = Config::parse(&text).map_err(|message| Error::Config {
+                path: origin.into(),
+                message,
+            })?;
+            (own.allow, own.team)
+        }
+        None => (Vec::new(), base.team.clone()),
+    };
+    config.baseline_snapshot = Some(if base.scan.baseline.is_absolute() {
+        // The machine's own file: `base`'s, read once already.
+        base.baseline_snapshot.clone().unwrap_or_default()
+    } else {
+        baseline(repo, source, base)?
+    });
+    Ok(config)
+}
