@@ -29,6 +29,18 @@ fn push(s: &Sandbox, repo: &Path) -> std::process::Output {
     s.git(repo, &["push", "-q", "origin", "main"])
 }
 
+/// Pushes a commit with the `lax` config, then one that is strict again, and checks out
+/// a new branch `name` at the lax commit: the remote holds both.
+fn branch_off_lax(s: &Sandbox, repo: &Path, lax: &str, name: &str) {
+    write(repo, "privacy-audit.toml", lax);
+    s.commit_all(repo, &["lax for a while"]);
+    assert!(push(s, repo).status.success());
+    write(repo, "privacy-audit.toml", "[rules]\ndisable = []\n");
+    s.commit_all(repo, &["strict again"]);
+    assert!(push(s, repo).status.success());
+    s.ok(repo, &["checkout", "-q", "-b", name, "HEAD~1"]);
+}
+
 #[test]
 fn a_baseline_commit_then_the_data_commit_pass_in_one_push() {
     let s = Sandbox::new();
@@ -88,17 +100,7 @@ fn a_commit_cannot_accept_its_own_leak_even_in_a_push() {
 fn branching_off_an_old_lax_config_does_not_bring_it_back() {
     let s = Sandbox::new();
     let (repo, server) = pushed_repo(&s);
-    write(
-        &repo,
-        "privacy-audit.toml",
-        "[rules]\ndisable = [\"email.address\"]\n",
-    );
-    s.commit_all(&repo, &["lax for a while"]);
-    assert!(push(&s, &repo).status.success());
-    write(&repo, "privacy-audit.toml", "[rules]\ndisable = []\n");
-    s.commit_all(&repo, &["strict again"]);
-    assert!(push(&s, &repo).status.success());
-    s.ok(&repo, &["checkout", "-q", "-b", "lax", "HEAD~1"]);
+    branch_off_lax(&s, &repo, "[rules]\ndisable = [\"email.address\"]\n", "lax");
     write(&repo, "data/a.jsonl", SECRET_LINE);
     s.commit_all(&repo, &["leak on the old config"]);
     let out = s.git(&repo, &["push", "-q", "origin", "lax"]);
@@ -138,17 +140,8 @@ fn a_pushed_config_cannot_switch_the_gate_off_for_the_next_commit() {
 fn an_empty_commit_on_an_old_lax_commit_lends_it_nothing() {
     let s = Sandbox::new();
     let (repo, _server) = pushed_repo(&s);
-    write(
-        &repo,
-        "privacy-audit.toml",
-        "[[allow]]\npath = \"data/**\"\nrule = \"email.address\"\nreason = \"old\"\n",
-    );
-    s.commit_all(&repo, &["lax for a while"]);
-    assert!(push(&s, &repo).status.success());
-    write(&repo, "privacy-audit.toml", "[rules]\ndisable = []\n");
-    s.commit_all(&repo, &["strict again"]);
-    assert!(push(&s, &repo).status.success());
-    s.ok(&repo, &["checkout", "-q", "-b", "side", "HEAD~1"]);
+    let allow = "[[allow]]\npath = \"data/**\"\nrule = \"email.address\"\nreason = \"old\"\n";
+    branch_off_lax(&s, &repo, allow, "side");
     s.ok(&repo, &["commit", "-q", "--allow-empty", "-m", "nothing"]);
     write(&repo, "data/a.jsonl", SECRET_LINE);
     s.commit_all(&repo, &["leak"]);
