@@ -48,7 +48,7 @@ def main():
     for threads in (1, 2):
         cmd = [args.bin, "scan", args.root, "--format", "json", "--no-progress", "--no-cache",
                "--threads", str(threads), "-o", os.devnull]
-        rows.append((f"CLI --threads {threads}", best(lambda: subprocess.run(cmd, check=False), args.runs)))
+        rows.append((f"CLI --threads {threads}", best(lambda: subprocess.run(cmd, check=False, stderr=subprocess.DEVNULL), args.runs)))
     import privacy_audit as pa
 
     scanner = pa.Scanner()
