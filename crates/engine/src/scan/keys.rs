@@ -38,7 +38,12 @@ impl KeyFilter for KeyProbe<'_> {
         if let Some(skip) = self.scratch.key_verdicts.get(key.as_bytes()) {
             return skip;
         }
-        if *self.probes_left == 0 {
+        // A verdict the table cannot keep would be paid for on every sighting, and
+        // one on a key never seen again buys nothing.
+        if *self.probes_left == 0
+            || self.scratch.key_verdicts.is_full()
+            || !self.scratch.key_verdicts.sighted_again(key.as_bytes())
+        {
             return false;
         }
         *self.probes_left -= 1;
