@@ -3,7 +3,7 @@
 //! `ion.popescu@gmail[.]com`, `hxxps://…`. A reader, and any tool that refangs, reads
 //! the value; each such token is refanged in a layer of its own.
 
-use super::disguise::token_layer;
+use super::token_layer::{Rewrite, token_layer};
 use crate::formats::{Encoding, Unit};
 
 /// Bracketed stand-ins and what they stand for (matched without regard to case).
@@ -80,10 +80,14 @@ pub fn defang_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         unit,
         budget,
         first,
-        Encoding::Defanged,
-        may_hold,
-        |_| true,
-        refang,
+        Rewrite {
+            encoding: Encoding::Defanged,
+            bytes_may: may_hold,
+            text_may: |_: &str| true,
+            // Every stand-in opens with a bracket; `hxxp` with its `h`.
+            marks: |b: u8| matches!(b, b'[' | b'(' | b'{' | b'h' | b'H'),
+            token: refang,
+        },
     )
 }
 

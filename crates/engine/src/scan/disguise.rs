@@ -9,15 +9,14 @@
 //! the rest of the segment is blanked, so a plain value beside an unrelated full-width
 //! comma is not reported a second time.
 
-use super::decode::{child, push_pinned, segment_from};
-use super::escaped::lines;
+use super::token_layer::{Rewrite, token_layer};
 use crate::formats::{Encoding, Unit};
 use crate::unicode::{Reading, reading};
 
 /// A control character a reader does not see and a JSON string can carry (`\u0000`):
 /// not tab, line feed or carriage return, which are blanks, nor vertical tab and form
 /// feed, which split tokens as blanks do.
-fn is_hidden_control(b: u8) -> bool {
+pub(super) fn is_hidden_control(b: u8) -> bool {
     matches!(b, 0x00..=0x08 | 0x0E..=0x1F | 0x7F)
 }
 
@@ -29,7 +28,7 @@ fn is_combining(c: char) -> bool {
 /// `token` as a reader sees it, or `None` when it holds no disguise. Look-alike
 /// letters and stacked accents count only in a token that also holds ASCII letters or
 /// digits: Russian or Greek prose is left alone.
-fn fold_token(token: &str) -> Option<String> {
+pub(super) fn fold_token(token: &str) -> Option<String> {
     let latin = token.bytes().any(|b| b.is_ascii_alphanumeric());
     let mut changed = false;
     let mut out = String::with_capacity(token.len());
@@ -54,12 +53,19 @@ fn fold_token(token: &str) -> Option<String> {
 
 /// Whether `text` holds anything [`fold_token`] would change: checked before any
 /// allocation, since accented or non-Latin prose is common and almost never disguised.
+/// Only the characters that are not plain ASCII are decoded; the runs between them
+/// (most of an English text with a curly quote in it) are passed over eight bytes at a
+/// time.
 fn may_fold(text: &str) -> bool {
+    let bytes = text.as_bytes();
     let mut look_alike = false;
-    for c in text
-        .chars()
-        .filter(|&c| !c.is_ascii() || u8::try_from(c).is_ok_and(is_hidden_control))
-    {
+    let mut at = 0;
+    while let Some(skip) = first_unusual(&bytes[at..]) {
+        at += skip;
+        let Some(c) = text[at..].chars().next() else {
+            break;
+        };
+        at += c.len_utf8();
         match reading(c) {
             Some(Reading::Unseen | Reading::Compat(_)) => return true,
             Some(Reading::Look(_)) => look_alike = true,
@@ -67,7 +73,34 @@ fn may_fold(text: &str) -> bool {
             None => look_alike |= is_combining(c),
         }
     }
-    look_alike && text.bytes().any(|b| b.is_ascii_alphanumeric())
+    look_alike && bytes.iter().any(u8::is_ascii_alphanumeric)
+}
+
+/// Where the first byte that is not ASCII or is a hidden control is, eight bytes at a
+/// time: a word is looked at byte by byte only when it holds a byte above 0x7E or below
+/// 0x20 (a line break, most often).
+fn first_unusual(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let unusual = |b: u8| !b.is_ascii() || is_hidden_control(b);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for c in &mut chunks {
+        let w = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // High bit: not ASCII, or (after adding 1) 0x7F; below 0x20: borrows.
+        let flagged = (w | w.wrapping_add(ONES) | w.wrapping_sub(0x20 * ONES)) & HIGH;
+        if flagged != 0
+            && let Some(i) = c.iter().position(|&b| unusual(b))
+        {
+            return Some(at + i);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| unusual(b))
+        .map(|i| at + i)
 }
 
 /// Where the first byte a fold may change is: one that is not ASCII, or a hidden
@@ -115,202 +148,13 @@ pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         unit,
         budget,
         first,
-        Encoding::Folded,
-        may,
-        may_fold,
-        fold_token,
-    )
-}
-
-/// The layer of `encoding` made of the segments from the one holding byte `first` on
-/// that pass `bytes_may` and `text_may` (cheap checks, before any allocation), each
-/// with its tokens rewritten by `rewrite` (see [`fold_tokens`]).
-pub(super) fn token_layer(
-    unit: &Unit,
-    budget: &mut usize,
-    first: usize,
-    encoding: Encoding,
-    bytes_may: impl Fn(&[u8]) -> bool,
-    text_may: impl Fn(&str) -> bool,
-    rewrite: impl Fn(&str) -> Option<String> + Copy,
-) -> Option<Unit> {
-    let from = segment_from(unit, first);
-    let mut out = child(unit, encoding);
-    for (i, seg) in unit.segments.iter().enumerate().skip(from) {
-        let bytes = &unit.text[seg.start..seg.end];
-        if !bytes_may(bytes) {
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            continue;
-        };
-        if !text_may(text) {
-            continue;
-        }
-        // Line by line, each piece pinned where its first rewritten token is.
-        for (offset, line) in lines(bytes) {
-            let Ok(line) = std::str::from_utf8(line) else {
-                continue;
-            };
-            let Some((at, rewritten)) = fold_tokens(line, rewrite) else {
-                continue;
-            };
-            if rewritten.len() > *budget {
-                continue;
-            }
-            *budget -= rewritten.len();
-            push_pinned(
-                &mut out,
-                unit,
-                i,
-                seg.start + offset + at,
-                rewritten.as_bytes(),
-            );
-        }
-    }
-    (!out.segments.is_empty()).then_some(out)
-}
-
-/// `text` with each token `fold` changes replaced by its folding and every other
-/// token blanked; `None` when no token changed. Also the byte offset of the first
-/// changed token (where the layer is pinned).
-fn fold_tokens(text: &str, fold: impl Fn(&str) -> Option<String>) -> Option<(usize, String)> {
-    let mut out = String::with_capacity(text.len());
-    let mut first = None;
-    let mut rest = text;
-    let mut offset = 0;
-    while !rest.is_empty() {
-        let blank = rest
-            .find(|c: char| !c.is_whitespace())
-            .unwrap_or(rest.len());
-        out.push_str(&rest[..blank]);
-        let token_end = rest[blank..]
-            .find(char::is_whitespace)
-            .map_or(rest.len(), |e| blank + e);
-        let token = &rest[blank..token_end];
-        match fold(token) {
-            Some(f) => {
-                first.get_or_insert(offset + blank);
-                out.push_str(&f);
-            }
-            None => out.extend(std::iter::repeat_n(' ', token.chars().count())),
-        }
-        offset += token_end;
-        rest = &rest[token_end..];
-    }
-    first.map(|f| (f, out))
-}
-
-/// A named character reference a writer would use to hide an address or a path.
-fn named_entity(name: &str) -> Option<char> {
-    Some(match name {
-        "commat" => '@',
-        "period" => '.',
-        "sol" => '/',
-        "bsol" => '\\',
-        "colon" => ':',
-        "lowbar" => '_',
-        "hyphen" | "dash" => '-',
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "quot" => '"',
-        "apos" => '\'',
-        "num" => '#',
-        "plus" => '+',
-        "equals" => '=',
-        "percnt" => '%',
-        _ => return None,
-    })
-}
-
-/// `token` with its HTML character references decoded (twice, for `&amp;#64;`), or
-/// `None` when it has none.
-fn decode_entities(token: &str) -> Option<String> {
-    let once = decode_entities_once(token)?;
-    Some(decode_entities_once(&once).unwrap_or(once))
-}
-
-fn decode_entities_once(token: &str) -> Option<String> {
-    if !token.contains('&') {
-        return None;
-    }
-    let mut out = String::with_capacity(token.len());
-    let mut changed = false;
-    let mut rest = token;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let after = &rest[amp + 1..];
-        // A numeric reference may end without `;` (`&#64gmail`), as browsers read it.
-        let numeric_end = after.strip_prefix('#').map(|n| {
-            let hex = n.starts_with(['x', 'X']);
-            let digits = n[usize::from(hex)..]
-                .bytes()
-                .take_while(|b| {
-                    if hex {
-                        b.is_ascii_hexdigit()
-                    } else {
-                        b.is_ascii_digit()
-                    }
-                })
-                .count();
-            1 + usize::from(hex) + digits
-        });
-        let end = after
-            .find(';')
-            .filter(|&e| e > 0 && e <= 10)
-            .or(numeric_end.filter(|&e| e > 1 && after.as_bytes().get(e) != Some(&b';')));
-        let decoded = end.and_then(|e| {
-            let body = &after[..e];
-            match body.strip_prefix('#') {
-                Some(num) => match num.strip_prefix(['x', 'X']) {
-                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                    None => num.parse().ok(),
-                }
-                .and_then(char::from_u32),
-                None => named_entity(body),
-            }
-        });
-        match (decoded, end) {
-            (Some(c), Some(e)) => {
-                out.push(c);
-                changed = true;
-                let semi = after.as_bytes().get(e) == Some(&b';');
-                rest = &after[e + usize::from(semi)..];
-            }
-            _ => {
-                out.push('&');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    changed.then_some(out)
-}
-
-/// `&#` or `&name;` somewhere: checked before any allocation (a URL's `&x=1` is not).
-fn has_reference(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'&', bytes).any(|i| {
-        let rest = &bytes[i + 1..bytes.len().min(i + 12)];
-        rest.first() == Some(&b'#')
-            || rest
-                .iter()
-                .position(|&b| b == b';')
-                .is_some_and(|e| e >= 2 && rest[..e].iter().all(u8::is_ascii_alphabetic))
-    })
-}
-
-/// Copies of the segments whose tokens hold HTML character references, decoded.
-pub fn entity_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    let first = memchr::memchr(b'&', &unit.text)?;
-    token_layer(
-        unit,
-        budget,
-        first,
-        Encoding::Entities,
-        has_reference,
-        |_| true,
-        decode_entities,
+        Rewrite {
+            encoding: Encoding::Folded,
+            bytes_may: may,
+            text_may: may_fold,
+            marks: |b: u8| !b.is_ascii() || is_hidden_control(b),
+            token: fold_token,
+        },
     )
 }
 
@@ -319,6 +163,56 @@ mod tests {
     use super::*;
 
     use crate::scan::layers::peeled as layer;
+
+    /// The fast pre-check says what a plain walk over every character says, on text
+    /// mixing the bytes it must stop at with the runs it may pass over.
+    #[test]
+    fn the_fold_check_skips_only_plain_ascii() {
+        let plain = |text: &str| {
+            let mut look = false;
+            for c in text.chars() {
+                match reading(c) {
+                    Some(Reading::Unseen | Reading::Compat(_)) => return true,
+                    Some(Reading::Look(_)) => look = true,
+                    None if u8::try_from(c).is_ok_and(is_hidden_control) => return true,
+                    None => look |= is_combining(c),
+                }
+            }
+            look && text.bytes().any(|b| b.is_ascii_alphanumeric())
+        };
+        let parts = [
+            "plain words ",
+            "\n",
+            "\n",
+            "\t",
+            "\u{7f}",
+            "\u{0}",
+            "\u{1b}",
+            "’",
+            "—",
+            "é",
+            "\u{200b}",
+            "ａ",
+            "\u{410}",
+            "\u{301}",
+            "中文",
+            "~",
+            " ",
+            "x1",
+        ];
+        let mut seed = 7u64;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 9) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(parts[(seed >> 33) as usize % parts.len()]);
+            }
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            assert_eq!(may_fold(&text), plain(&text), "{text:?}");
+        }
+    }
 
     #[test]
     fn disguises_are_undone() {
@@ -363,18 +257,5 @@ mod tests {
         // The plain address is not in the layer, only the token with the comma.
         let folded = layer("write ion.pop@gmail.com today，ok", fold_layer).unwrap_or_default();
         assert!(!folded.contains("gmail"), "{folded}");
-    }
-
-    #[test]
-    fn entities_are_decoded() {
-        let dec = |t: &str| layer(t, entity_layer);
-        assert_eq!(
-            dec("mail ion.pop&#64;gmail&period;com").as_deref(),
-            Some("ion.pop@gmail.com")
-        );
-        assert_eq!(dec("x&#x40;y&commat;z").as_deref(), Some("x@y@z"));
-        assert_eq!(dec("R&D; salt & pepper"), None);
-        assert_eq!(dec("a&#64b.com").as_deref(), Some("a@b.com"));
-        assert_eq!(dec("a&amp;#64;b.com").as_deref(), Some("a@b.com"));
     }
 }

@@ -2,7 +2,7 @@
 //! quoted-printable and HTML-reference runs, defanged writing, other spellings of a
 //! path, and on the file's own text the folded and the unwrapped readings.
 
-use super::{decode, defang, disguise, escapes, path_forms, quoted};
+use super::{decode, defang, disguise, entities, escapes, path_forms, quoted};
 use crate::formats::{Encoding, Unit};
 
 /// A decoder: the layer it peels from a unit, if any (bounded by `budget`).
@@ -18,7 +18,7 @@ const ANY_READING: [(Peel, Option<Encoding>); 7] = [
     (quoted::quoted_layer, Some(Encoding::QuotedPrintable)),
     (defang::defang_layer, Some(Encoding::Defanged)),
     (path_forms::path_form_layer, Some(Encoding::PathForm)),
-    (disguise::entity_layer, Some(Encoding::Entities)),
+    (entities::entity_layer, Some(Encoding::Entities)),
 ];
 
 /// Readings a writer does not choose twice: only on the file's own text.

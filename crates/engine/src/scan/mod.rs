@@ -11,6 +11,7 @@ mod baseline_file;
 pub mod decode;
 mod defang;
 pub mod disguise;
+mod entities;
 mod escaped;
 mod escapes;
 mod excerpt;
@@ -23,6 +24,7 @@ mod path_forms;
 mod quoted;
 pub mod sniff;
 mod stream;
+mod token_layer;
 
 use crate::config::Config;
 use crate::detect::RuleSet;

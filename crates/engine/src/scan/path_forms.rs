@@ -6,7 +6,7 @@
 //! (`vscode-remote://ssh-remote+box/home/ana`). Each such token is rewritten to the
 //! plain path in a layer of its own, judged like the file's text.
 
-use super::disguise::token_layer;
+use super::token_layer::{Rewrite, token_layer};
 use crate::formats::{Encoding, Unit};
 
 /// Where other systems keep the folders a plain path spells `/home` or `/Users`.
@@ -183,10 +183,13 @@ pub fn path_form_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         unit,
         budget,
         first,
-        Encoding::PathForm,
-        may_hold,
-        |_| true,
-        normalise,
+        Rewrite {
+            encoding: Encoding::PathForm,
+            bytes_may: may_hold,
+            text_may: |_: &str| true,
+            marks: |b: u8| b == b'/' || b == b'\\',
+            token: normalise,
+        },
     )
 }
 
