@@ -287,7 +287,13 @@ impl<'d> Parser<'d, '_, '_> {
         {
             return Cow::Borrowed(raw);
         }
-        Cow::Owned(String::from_utf8_lossy(&unit.text[s.start..s.end]).into_owned())
+        // The decoded text is UTF-8 whenever the document is: checked the fast way
+        // first, the lossy way only for a document that is not.
+        let decoded = &unit.text[s.start..s.end];
+        match std::str::from_utf8(decoded) {
+            Ok(text) => Cow::Owned(text.to_owned()),
+            Err(_) => Cow::Owned(String::from_utf8_lossy(decoded).into_owned()),
+        }
     }
 
     fn peek(&self) -> Option<u8> {

@@ -27,6 +27,13 @@ const STAND_INS: [(&str, &str); 12] = [
 fn may_hold(bytes: &[u8]) -> bool {
     memchr::memchr3_iter(b'[', b'(', b'{', bytes).any(|i| {
         let inside = &bytes[i + 1..bytes.len().min(i + 5)];
+        // Code opens brackets everywhere: most are passed over on their next byte.
+        if !matches!(
+            inside.first(),
+            Some(b'.' | b'd' | b'D' | b'a' | b'A' | b'@' | b':' | b'/')
+        ) {
+            return false;
+        }
         [".", "dot", "at", "@", ":", "/"].iter().any(|s| {
             inside.len() > s.len()
                 && inside[..s.len()].eq_ignore_ascii_case(s.as_bytes())
