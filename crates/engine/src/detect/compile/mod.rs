@@ -9,6 +9,7 @@ mod lead;
 mod members;
 mod near;
 pub mod pattern;
+mod required;
 mod rule;
 mod ruleset;
 pub mod selftest;

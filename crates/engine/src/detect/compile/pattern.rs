@@ -4,6 +4,7 @@
 //! the regex only in small windows around the places a match could be.
 
 use super::alphabet::{ByteSet, alphabet};
+pub use super::required::Required;
 use crate::error::{Error, Result};
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
@@ -19,7 +20,7 @@ pub const UNBOUNDED_REACH: usize = 64 << 10;
 
 /// Bytes that, when a keyword-less rule's every match must hold one, make a cheap
 /// trigger: searched with `memchr`, rarest first.
-const TRIGGER_BYTES: &[u8] = b"@\\~+:=/%";
+pub(super) const TRIGGER_BYTES: &[u8] = b"@\\~+:=/%";
 
 /// Where a rule can match, relative to a keyword (or trigger) it contains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,37 +72,6 @@ pub struct Pattern {
     /// For a regex anchored at both ends (`^…$`, as field rules are written): the least
     /// and greatest length of what it matches, so a value outside them is never searched.
     pub whole_len: Option<(usize, Option<usize>)>,
-}
-
-/// One to three bytes, at least one of which every match holds; or one byte that every
-/// match holds `min` times (the two colons of an IPv6 address, whose trigger is `:`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Required {
-    bytes: [u8; 3],
-    len: u8,
-    min: u32,
-}
-
-impl Required {
-    /// Whether `hay` holds any of the bytes: one `memchr` pass, far cheaper than the
-    /// regex it spares.
-    pub fn found_in(&self, hay: &[u8]) -> bool {
-        let b = self.bytes;
-        if self.min > 1 {
-            return memchr::memchr_iter(b[0], hay)
-                .nth(self.min as usize - 1)
-                .is_some();
-        }
-        match self.len {
-            1 => memchr::memchr(b[0], hay).is_some(),
-            2 => memchr::memchr2(b[0], b[1], hay).is_some(),
-            _ => memchr::memchr3(b[0], b[1], b[2], hay).is_some(),
-        }
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..self.len as usize]
-    }
 }
 
 /// Rules triggered by digits, searched together: PII numbers, IPs and phone numbers
@@ -230,7 +200,7 @@ pub fn compile_lazy(origin: &str, id: &str, source: &str, keywords: &[String]) -
         value_group,
         reach,
         implied_trigger: implied_trigger(&hir),
-        required: required_bytes(&hir, &trigger_bytes(&hir, keywords)),
+        required: super::required::required_bytes(&hir, &trigger_bytes(&hir, keywords)),
         alphabet: alphabet(&hir),
         digit_lead: super::lead::digit_lead(&hir),
         bounded_value: super::lead::bounded_value(&hir),
@@ -264,64 +234,6 @@ fn trigger_bytes(hir: &Hir, keywords: &[String]) -> Vec<u8> {
     bytes
 }
 
-/// The smallest set of [`TRIGGER_BYTES`] (one, else two, else three of them) that
-/// every match must draw from, leaving out the bytes that trigger the rule (every
-/// window holds those). Letters, digits and spaces are left out on purpose: a gate
-/// made of common bytes would let nearly every window through. Failing a set, a
-/// trigger byte that every match holds at least twice.
-fn required_bytes(hir: &Hir, triggers: &[u8]) -> Option<Required> {
-    let rare: Vec<u8> = TRIGGER_BYTES
-        .iter()
-        .copied()
-        .filter(|b| !triggers.contains(b))
-        .collect();
-    // When even all of them together are not required, no subset is: one walk decides
-    // it for most rules (rule compilation is on every commit's path).
-    let any_rare = must_contain(hir, &|b| rare.contains(&b));
-    let n = if any_rare { rare.len() } else { 0 };
-    let rare = &rare;
-    let single = (0..n).map(|i| vec![rare[i]]);
-    let pairs = (0..n).flat_map(|i| (i + 1..n).map(move |j| vec![rare[i], rare[j]]));
-    let triples = (0..n).flat_map(|i| {
-        (i + 1..n).flat_map(move |j| (j + 1..n).map(move |k| vec![rare[i], rare[j], rare[k]]))
-    });
-    let set = single
-        .chain(pairs)
-        .chain(triples)
-        .find(|set| must_contain(hir, &|b| set.contains(&b)));
-    if let Some(set) = set {
-        let mut bytes = [0; 3];
-        bytes[..set.len()].copy_from_slice(&set);
-        return Some(Required {
-            bytes,
-            len: set.len() as u8,
-            min: 1,
-        });
-    }
-    let &[b] = triggers else { return None };
-    let min = min_count(hir, b);
-    (min >= 2).then_some(Required {
-        bytes: [b, 0, 0],
-        len: 1,
-        min: min.min(64) as u32,
-    })
-}
-
-/// How many times every match of `hir` holds byte `b`, at least.
-fn min_count(hir: &Hir, b: u8) -> usize {
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => 0,
-        HirKind::Literal(lit) => lit.0.iter().filter(|&&x| x == b).count(),
-        HirKind::Class(class) => usize::from(class_within(class, &|x| x == b)),
-        HirKind::Repetition(rep) => (rep.min as usize).saturating_mul(min_count(&rep.sub, b)),
-        HirKind::Capture(cap) => min_count(&cap.sub, b),
-        HirKind::Concat(parts) => parts
-            .iter()
-            .fold(0, |n, p| n.saturating_add(min_count(p, b))),
-        HirKind::Alternation(alts) => alts.iter().map(|a| min_count(a, b)).min().unwrap_or(0),
-    }
-}
-
 fn implied_trigger(hir: &Hir) -> Trigger {
     if must_contain(hir, &|b| b.is_ascii_digit()) {
         return Trigger::Digit;
@@ -333,7 +245,7 @@ fn implied_trigger(hir: &Hir) -> Trigger {
 }
 
 /// Every match of `hir` holds at least one byte for which `wanted` is true.
-fn must_contain(hir: &Hir, wanted: &dyn Fn(u8) -> bool) -> bool {
+pub(super) fn must_contain(hir: &Hir, wanted: &dyn Fn(u8) -> bool) -> bool {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => false,
         HirKind::Literal(lit) => lit.0.iter().any(|&b| wanted(b)),
