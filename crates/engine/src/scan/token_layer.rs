@@ -82,60 +82,76 @@ where
 /// `text` with each token `fold` changes replaced by its folding and every other
 /// token blanked; `None` when no token changed. Also the byte offset of the first
 /// changed token (where the layer is pinned). `fold` is asked only about tokens holding
-/// a byte `marks` names, since it changes no other; and nothing is written until a
-/// token changes, since most lines that pass the layer's checks hold none.
+/// a byte `marks` names, since it changes no other: the walk goes from one such byte to
+/// the next, and what lies between is written (blanked) only once a token changed.
 fn fold_tokens(
     text: &str,
     marks: impl Fn(u8) -> bool,
     fold: impl Fn(&str) -> Option<String>,
 ) -> Option<(usize, String)> {
+    let bytes = text.as_bytes();
     let mut out: Option<(usize, String)> = None;
-    let mut at = 0;
-    while at < text.len() {
-        let token_start = blanks_end(text, at);
-        if let Some((_, o)) = out.as_mut() {
-            o.push_str(&text[at..token_start]);
+    // Bytes of `text` already in `out` (or, before any change, passed over).
+    let mut written = 0;
+    let mut from = 0;
+    while let Some(i) = bytes[from..].iter().position(|&b| marks(b)) {
+        let at = from + i;
+        // A marked byte opens a character here: `from` is always on a boundary, and
+        // the first byte at or past it that is not ASCII leads a character.
+        let Some(c) = text[at..].chars().next() else {
+            break;
+        };
+        if c.is_whitespace() {
+            from = at + c.len_utf8();
+            continue;
         }
-        let (token_end, marked) = token_end(text, token_start, &marks);
-        let token = &text[token_start..token_end];
-        match (marked.then(|| fold(token)).flatten(), out.as_mut()) {
-            (Some(f), Some((_, o))) => o.push_str(&f),
-            (Some(f), None) => {
-                // Everything before the first change, blanked as it would have been.
-                let mut o = String::with_capacity(text.len());
-                o.extend(
-                    text[..token_start]
-                        .chars()
-                        .map(|c| if c.is_whitespace() { c } else { ' ' }),
-                );
-                o.push_str(&f);
-                out = Some((token_start, o));
-            }
-            (None, Some((_, o))) => o.extend(std::iter::repeat_n(' ', token.chars().count())),
-            (None, None) => {}
+        let start = token_start(text, from, at);
+        let end = token_end(text, at);
+        if let Some(f) = fold(&text[start..end]) {
+            let (_, o) = out.get_or_insert_with(|| (start, String::with_capacity(text.len())));
+            blank_into(o, &text[written..start]);
+            o.push_str(&f);
+            written = end;
         }
-        at = token_end;
+        from = end;
     }
+    let (_, o) = out.as_mut()?;
+    blank_into(o, &text[written..]);
     out
 }
 
-/// Whether `b` is an ASCII character [`char::is_whitespace`] calls white space.
-fn is_ascii_blank(b: u8) -> bool {
-    matches!(b, b'\t'..=b'\r' | b' ')
+/// `text` as the layer shows what it does not rewrite: blanks kept, every other
+/// character a space.
+fn blank_into(out: &mut String, text: &str) {
+    if text.is_ascii() {
+        out.extend(text.bytes().map(|b| {
+            if is_ascii_blank(b) {
+                char::from(b)
+            } else {
+                ' '
+            }
+        }));
+    } else {
+        out.extend(
+            text.chars()
+                .map(|c| if c.is_whitespace() { c } else { ' ' }),
+        );
+    }
 }
 
-/// Where the run of white space at `at` ends.
-fn blanks_end(text: &str, mut at: usize) -> usize {
+/// Where the token holding byte `at` starts, looking back no further than `floor`.
+fn token_start(text: &str, floor: usize, mut at: usize) -> usize {
     let bytes = text.as_bytes();
-    while let Some(&b) = bytes.get(at) {
+    while at > floor {
+        let b = bytes[at - 1];
         if b.is_ascii() {
-            if !is_ascii_blank(b) {
+            if is_ascii_blank(b) {
                 break;
             }
-            at += 1;
+            at -= 1;
         } else {
-            match text[at..].chars().next() {
-                Some(c) if c.is_whitespace() => at += c.len_utf8(),
+            match text[..at].chars().next_back() {
+                Some(c) if !c.is_whitespace() => at -= c.len_utf8(),
                 _ => break,
             }
         }
@@ -143,28 +159,28 @@ fn blanks_end(text: &str, mut at: usize) -> usize {
     at
 }
 
-/// Where the token at `at` ends, and whether a byte of it is one `marks` names.
-fn token_end(text: &str, mut at: usize, marks: impl Fn(u8) -> bool) -> (usize, bool) {
+/// Whether `b` is an ASCII character [`char::is_whitespace`] calls white space.
+fn is_ascii_blank(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
+}
+
+/// Where the token holding byte `at` ends.
+fn token_end(text: &str, mut at: usize) -> usize {
     let bytes = text.as_bytes();
-    let mut marked = false;
     while let Some(&b) = bytes.get(at) {
         if b.is_ascii() {
             if is_ascii_blank(b) {
                 break;
             }
-            marked |= marks(b);
             at += 1;
         } else {
             match text[at..].chars().next() {
-                Some(c) if !c.is_whitespace() => {
-                    marked |= marks(b);
-                    at += c.len_utf8();
-                }
+                Some(c) if !c.is_whitespace() => at += c.len_utf8(),
                 _ => break,
             }
         }
     }
-    (at, marked)
+    at
 }
 
 #[cfg(test)]
@@ -176,7 +192,7 @@ mod tests {
     /// changes, gives what folding every token of the line gives.
     #[test]
     fn folding_marked_tokens_only_gives_the_whole_line_folding() {
-        let every_token = |text: &str| {
+        let every_token = |text: &str, fold: &dyn Fn(&str) -> Option<String>| {
             let (mut out, mut first, mut rest, mut offset) = (String::new(), None, text, 0);
             while !rest.is_empty() {
                 let blank = rest
@@ -186,7 +202,7 @@ mod tests {
                 let end = rest[blank..]
                     .find(char::is_whitespace)
                     .map_or(rest.len(), |e| blank + e);
-                match fold_token(&rest[blank..end]) {
+                match fold(&rest[blank..end]) {
                     Some(f) => {
                         first.get_or_insert(offset + blank);
                         out.push_str(&f);
@@ -206,10 +222,20 @@ mod tests {
             "ion\u{200b}.pop@gmail.com and 2010\u{2013}2015 \u{2014} done\u{2026}",
             "\u{a0}nbsp\u{a0}\u{410}KIA\u{85}next\u{1f}ctl\tTAB\u{b}vt",
             "中文 тест \u{410}b é\u{301}",
+            "R&D\u{a0}a&b \u{2003}x&\u{2003} &",
+            "\u{a0}\u{410}\u{a0}",
+            "ａ",
+            "tail ａ  ",
         ] {
             assert_eq!(
                 fold_tokens(text, marks, fold_token),
-                every_token(text),
+                every_token(text, &fold_token),
+                "{text:?}"
+            );
+            let amp = |t: &str| t.contains('&').then(|| t.replace('&', "+"));
+            assert_eq!(
+                fold_tokens(text, |b| b == b'&', amp),
+                every_token(text, &amp),
                 "{text:?}"
             );
         }
