@@ -84,13 +84,7 @@ mod tests {
     use super::*;
 
     fn of(src: &str) -> ByteSet {
-        let hir = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(src)
-            .expect("parses");
-        alphabet(&hir)
+        alphabet(&super::super::pattern::parse(src).expect("parses"))
     }
 
     #[test]

@@ -294,14 +294,8 @@ fn prefix(h: &Hir) -> Prefix {
 mod tests {
     use super::*;
 
-    /// Parsed as rules are (`unicode(false)`, `utf8(false)`).
     fn parse(re: &str) -> Hir {
-        regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(re)
-            .expect("parses")
+        super::super::pattern::parse(re).expect("parses")
     }
 
     fn lead(re: &str) -> Option<usize> {

@@ -177,18 +177,24 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
     Ok(pattern)
 }
 
+/// A rule's regex as a syntax tree, parsed as the regex engine reads it (see
+/// [`compile`]: bytes, ASCII classes).
+pub(super) fn parse(source: &str) -> std::result::Result<Hir, String> {
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(source)
+        .map_err(|e| e.to_string())
+}
+
 /// [`compile`] without building the regex: it is built the first time a window asks
 /// for it. For the built-in rules, whose regexes a test builds: most of them never see
 /// their keyword in a given commit or folder, and building three hundred regexes was
 /// most of a hook's start-up.
 pub fn compile_lazy(origin: &str, id: &str, source: &str, keywords: &[String]) -> Result<Pattern> {
     let bad = |e: String| Error::rules(origin, format!("rule `{id}`: bad regex: {e}"));
-    let hir = regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(source)
-        .map_err(|e| bad(e.to_string()))?;
+    let hir = parse(source).map_err(bad)?;
     let value_group = capture_index(&hir, "value");
     let reach = Reach {
         max_len: hir.properties().maximum_len(),

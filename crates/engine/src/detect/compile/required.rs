@@ -186,12 +186,7 @@ mod tests {
     use super::*;
 
     fn parse(re: &str) -> Hir {
-        regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(re)
-            .expect("parses")
+        super::super::pattern::parse(re).expect("parses")
     }
 
     #[test]
