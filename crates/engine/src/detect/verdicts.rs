@@ -106,7 +106,9 @@ impl Verdicts {
         if self.sighted.is_empty() {
             self.sighted.resize(1 << (SIGHTED_BITS - 6), 0);
         }
-        let bit = (Words::of(key).hash() & ((1 << SIGHTED_BITS) - 1)) as usize;
+        // The high bits, as for slots: the low bits of a product see only the low
+        // bits of the key's words.
+        let bit = (Words::of(key).hash() >> (64 - SIGHTED_BITS)) as usize;
         let (word, mask) = (bit >> 6, 1u64 << (bit & 63));
         let again = self.sighted[word] & mask != 0;
         self.sighted[word] |= mask;
