@@ -22,10 +22,10 @@ const STAND_INS: [(&str, &str); 12] = [
     ("[/]", "/"),
 ];
 
-/// Whether `bytes` may hold a stand-in (`[.]`, `(dot)`, `[at]`…) or `hxxp`: code's
-/// `f(x)` and `a[0]` are passed over without work.
-fn may_hold(bytes: &[u8]) -> bool {
-    memchr::memchr3_iter(b'[', b'(', b'{', bytes).any(|i| {
+/// Where the first stand-in (`[.]`, `(dot)`, `[at]`…) or `hxxp` in `bytes` may be:
+/// code's `f(x)` and `a[0]` are passed over without work.
+fn first_hold(bytes: &[u8]) -> Option<usize> {
+    let bracket = memchr::memchr3_iter(b'[', b'(', b'{', bytes).find(|&i| {
         let inside = &bytes[i + 1..bytes.len().min(i + 5)];
         // Code opens brackets everywhere: most are passed over on their next byte.
         if !matches!(
@@ -39,8 +39,21 @@ fn may_hold(bytes: &[u8]) -> bool {
                 && inside[..s.len()].eq_ignore_ascii_case(s.as_bytes())
                 && matches!(inside[s.len()], b']' | b')' | b'}')
         })
-    }) || memchr::memmem::find(bytes, b"hxxp").is_some()
-        || memchr::memmem::find(bytes, b"HXXP").is_some()
+    });
+    // `hxxp` counts only before the first bracketed stand-in: after it, the first is known.
+    let before = &bytes[..bracket.unwrap_or(bytes.len())];
+    [
+        bracket,
+        memchr::memmem::find(before, b"hxxp"),
+        memchr::memmem::find(before, b"HXXP"),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+}
+
+fn may_hold(bytes: &[u8]) -> bool {
+    first_hold(bytes).is_some()
 }
 
 /// `token` refanged, if it holds a stand-in.
@@ -76,13 +89,8 @@ fn refang(token: &str) -> Option<String> {
 
 /// Refanged copies of the tokens of `unit` that are written defanged.
 pub fn defang_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    if !may_hold(&unit.text) {
-        return None;
-    }
-    let first = memchr::memchr3(b'[', b'(', b'{', &unit.text)
-        .into_iter()
-        .chain(memchr::memchr2(b'h', b'H', &unit.text))
-        .min()?;
+    // Segments before the first possible stand-in are not looked at again.
+    let first = first_hold(&unit.text)?;
     token_layer(
         unit,
         budget,

@@ -19,11 +19,16 @@ const MOUNTED_HOMES: [(&str, &str); 3] = [
 /// Text that may hold a spelling [`normalise`] changes: one pass over its separators,
 /// before any other work.
 fn may_hold(b: &[u8]) -> bool {
+    first_hold(b).is_some()
+}
+
+/// Where the first separator that may open such a spelling is.
+fn first_hold(b: &[u8]) -> Option<usize> {
     let starts = |s: &[u8], with: &[u8]| {
         s.get(..with.len())
             .is_some_and(|p| p.eq_ignore_ascii_case(with))
     };
-    memchr::memchr2_iter(b'/', b'\\', b).any(|i| {
+    memchr::memchr2_iter(b'/', b'\\', b).find(|&i| {
         let (before, next) = (&b[..i], &b[i + 1..]);
         if b[i] == b'\\' {
             return starts(next, b"\\wsl") || next.starts_with(b".\\") || next.starts_with(b"..\\");
@@ -175,10 +180,8 @@ fn collapse(path: &str) -> String {
 
 /// Copies of the tokens of `unit` that spell a path another way, each as the plain path.
 pub fn path_form_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
-    if !may_hold(&unit.text) {
-        return None;
-    }
-    let first = memchr::memchr2(b'/', b'\\', &unit.text)?;
+    // Segments before the first possible spelling are not looked at again.
+    let first = first_hold(&unit.text)?;
     token_layer(
         unit,
         budget,
