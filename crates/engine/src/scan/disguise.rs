@@ -103,17 +103,6 @@ fn first_unusual(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-/// Where the first byte a fold may change is: one that is not ASCII, or a hidden
-/// control character (rare: only then is the slower per-byte look taken).
-fn first_foldable(bytes: &[u8]) -> Option<usize> {
-    let non_ascii = first_non_ascii(bytes);
-    let end = non_ascii.unwrap_or(bytes.len());
-    match bytes[..end].iter().position(|&b| is_hidden_control(b)) {
-        Some(c) => Some(c),
-        None => non_ascii,
-    }
-}
-
 /// Where the first byte that is not ASCII is, eight bytes at a time.
 fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -137,7 +126,7 @@ fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
 pub fn fold_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     let controls = unit.controls;
     let first = if controls {
-        first_foldable(&unit.text)?
+        first_unusual(&unit.text)?
     } else {
         first_non_ascii(&unit.text)?
     };
