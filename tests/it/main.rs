@@ -18,6 +18,7 @@ mod evasion;
 mod first_hour;
 mod fix;
 mod fix_property;
+mod fix_provenance;
 mod gate;
 mod gate_fields;
 mod git;

@@ -37,7 +37,7 @@ pub(super) fn fix_file(
     let file = (after != before).then(|| FileFix {
         disk: disk.to_path_buf(),
         shown: shown.to_string(),
-        before,
+        was: super::sha256_hex(&before),
         after,
     });
     Ok((file, changes, left))

@@ -10,8 +10,32 @@ use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_S
 /// Shorter runs are words, not payloads.
 const MIN_BASE64: usize = 16;
 
+/// What each pattern becomes inside any base64 text that holds it: for each of the
+/// three alignments a value can have against base64's 3-byte groups, the characters
+/// its whole groups encode to, in the standard and the URL-safe alphabet. `None` when a
+/// pattern is too short to fill a group at every alignment.
+pub fn base64_cores(patterns: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    let mut cores = Vec::new();
+    for p in patterns {
+        for shift in 0..3 {
+            let rest = p.get(shift..)?;
+            let whole = rest.get(..rest.len() / 3 * 3).filter(|w| !w.is_empty())?;
+            let standard = STANDARD_NO_PAD.encode(whole).into_bytes();
+            let url = URL_SAFE_NO_PAD.encode(whole).into_bytes();
+            if url != standard {
+                cores.push(url);
+            }
+            cores.push(standard);
+        }
+    }
+    Some(cores)
+}
+
 /// `text` with the values inside its base64 runs rewritten.
 pub fn base64(text: &[u8], rewriter: &Rewriter, counts: &mut [usize]) -> Vec<u8> {
+    if !rewriter.may_hold_base64(text) {
+        return text.to_vec();
+    }
     let is_b64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_');
     let mut out = Vec::with_capacity(text.len());
     let (mut copied, mut i) = (0, 0);
@@ -74,25 +98,27 @@ pub fn percent(text: &[u8], rewriter: &Rewriter, counts: &mut [usize]) -> Vec<u8
     }
     let edge = |b: &u8| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'<' | b'>');
     let mut out = Vec::with_capacity(text.len());
-    let mut start = 0;
-    for (i, b) in text
-        .iter()
-        .enumerate()
-        .chain(std::iter::once((text.len(), &b' ')))
-    {
-        if !edge(b) {
+    let mut copied = 0;
+    // Runs are found from their `%` signs: back to the edge before (never past what
+    // is already copied, so each byte is looked at a bounded number of times) and on
+    // to the edge after.
+    for at in memchr::memchr_iter(b'%', text) {
+        if at < copied {
             continue;
         }
-        let run = &text[start..i];
-        match memchr::memchr(b'%', run) {
-            Some(_) => out.extend_from_slice(&percent_run(run, rewriter, counts)),
-            None => out.extend_from_slice(run),
-        }
-        if i < text.len() {
-            out.push(*b);
-        }
-        start = i + 1;
+        let start = text[copied..at]
+            .iter()
+            .rposition(edge)
+            .map_or(copied, |i| copied + i + 1);
+        let end = text[at..]
+            .iter()
+            .position(edge)
+            .map_or(text.len(), |i| at + i);
+        out.extend_from_slice(&text[copied..start]);
+        out.extend_from_slice(&percent_run(&text[start..end], rewriter, counts));
+        copied = end;
     }
+    out.extend_from_slice(&text[copied..]);
     out
 }
 

@@ -15,6 +15,7 @@ mod file;
 mod gzip;
 mod layers;
 pub mod log;
+mod outer;
 pub mod placeholder;
 mod rehash;
 pub mod replacements;
@@ -69,7 +70,9 @@ pub struct Rehashed {
 pub struct FileFix {
     pub disk: PathBuf,
     pub shown: String,
-    pub before: Vec<u8>,
+    /// The sha256 of the bytes the plan read: a write goes ahead only while the file
+    /// still holds them. Only the hash is kept, so a plan holds one copy of each file.
+    pub was: String,
     pub after: Vec<u8>,
 }
 
@@ -135,7 +138,7 @@ pub fn plan_within(
     for f in all.chain(report.suppressed.iter().map(|s| &s.finding)) {
         was.entry(f.location.path.as_str()).or_default().push(f);
     }
-    let (disk, unclear) = files_by_name(seen);
+    let (mut disk, unclear) = files_by_name(seen);
     let (mut by_file, mut unfixed) = (HashMap::<String, Vec<Target>>::new(), Vec::new());
     let wanted = |f: &&Finding| only.is_none_or(|o| o.contains(&f.location.path));
     for f in report
@@ -206,7 +209,12 @@ pub fn plan_within(
             Err(why) => unfixed.extend(targets.iter().map(|t| unfixed_because(&t.finding, &why))),
         }
     }
-    let sites: Vec<(crate::provenance::Claim, ClaimSite)> = claims;
+    let mut sites: Vec<(crate::provenance::Claim, ClaimSite)> = claims;
+    if !files.is_empty() {
+        let (above, names) = outer::claims_above(scanner, roots, &disk);
+        sites.extend(above);
+        disk.extend(names);
+    }
     let rehashed = rehash::rehash(&mut files, &sites, &disk, scanner)?;
     Ok(Plan {
         files,

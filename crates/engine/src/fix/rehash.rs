@@ -35,13 +35,17 @@ pub(super) fn rehash(
         .collect();
     // What each claim holds now: it may change more than once (its target changed,
     // then changed again when a hash inside it was rewritten).
+    let named: HashSet<&PathBuf> = targets.iter().collect();
     let mut holds: Vec<String> = claims.iter().map(|(c, _)| c.expected.clone()).collect();
     let mut done = Vec::new();
     let mut told = HashSet::new();
     for _ in 0..=claims.len() {
+        // Only files some claim names are hashed: the rest need no new sha256.
         let changed: HashMap<PathBuf, (String, String)> = files
             .iter()
-            .map(|f| (real(&f.disk), (sha256_hex(&f.before), sha256_hex(&f.after))))
+            .map(|f| (real(&f.disk), f))
+            .filter(|(path, _)| named.contains(path))
+            .map(|(path, f)| (path, (f.was.clone(), sha256_hex(&f.after))))
             .collect();
         let mut edits: HashMap<PathBuf, Vec<Edit>> = HashMap::new();
         for (i, (claim, _)) in claims.iter().enumerate() {
@@ -83,8 +87,8 @@ pub(super) fn rehash(
                     files.push(FileFix {
                         disk: claimant.clone(),
                         shown,
-                        after: before.clone(),
-                        before,
+                        was: sha256_hex(&before),
+                        after: before,
                     });
                     files.len() - 1
                 }

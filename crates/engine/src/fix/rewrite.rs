@@ -15,6 +15,10 @@ pub struct Rewriter {
     /// The values as they read decoded, for JSON strings (see [`super::strings`]).
     plain: AhoCorasick,
     news: Vec<Vec<u8>>,
+    /// What every spelling looks like base64-encoded at each of its three alignments,
+    /// in both alphabets: text holding none of these holds no value in a base64 run.
+    /// `None` when a spelling is too short to have such a core.
+    encoded: Option<AhoCorasick>,
 }
 
 impl Rewriter {
@@ -41,7 +45,9 @@ impl Rewriter {
                 .ok()
         };
         let olds: Vec<Vec<u8>> = replacements.iter().map(|r| r.old.clone()).collect();
+        let encoded = super::layers::base64_cores(&patterns).and_then(|cores| build(&cores));
         Some(Rewriter {
+            encoded,
             automaton: build(&patterns)?,
             spelled,
             plain: build(&olds)?,
@@ -65,6 +71,11 @@ impl Rewriter {
             }
         }
         out
+    }
+
+    /// Whether `text` may hold a value inside a base64 run.
+    pub fn may_hold_base64(&self, text: &[u8]) -> bool {
+        self.encoded.as_ref().is_none_or(|a| a.is_match(text))
     }
 
     /// The placeholder of replacement `which`, as decoded text.

@@ -11,10 +11,14 @@ use sha2::{Digest, Sha256};
 /// `after` with every text hash that `before` had right made right again. Records are
 /// JSON lines, or the whole text as one document.
 pub fn rehash(binds: &[BindRule], before: &[u8], after: &[u8]) -> Vec<u8> {
-    if let (Some(fixed), true) = (
-        record(binds, before, after),
-        !after.contains(&b'\n') || Node::parse(after).is_ok(),
-    ) {
+    // A hash worth making true is 64 hex digits that the fix left as they were: text
+    // without such a run has none, and no record of it needs parsing.
+    if !has_hex64(after) {
+        return after.to_vec();
+    }
+    if let Some(fixed) = record(binds, before, after)
+        && (!after.contains(&b'\n') || Node::parse(after).is_ok())
+    {
         return fixed;
     }
     let (old_lines, new_lines): (Vec<&[u8]>, Vec<&[u8]>) = (
@@ -29,12 +33,36 @@ pub fn rehash(binds: &[BindRule], before: &[u8], after: &[u8]) -> Vec<u8> {
         if i > 0 {
             out.push(b'\n');
         }
-        match (old != new).then(|| record(binds, old, new)).flatten() {
+        let fixed = (old != new && has_hex64(new))
+            .then(|| record(binds, old, new))
+            .flatten();
+        match fixed {
             Some(fixed) => out.extend_from_slice(&fixed),
             None => out.extend_from_slice(new),
         }
     }
     out
+}
+
+/// Whether `bytes` hold 64 hex digits in a row. A run that long covers every 64th
+/// byte, so only those are looked at first, and a run is measured back from one.
+fn has_hex64(bytes: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(&last) = bytes.get(from + 63) {
+        if !last.is_ascii_hexdigit() {
+            from += 64;
+            continue;
+        }
+        let end = from + 63;
+        match bytes[from..end]
+            .iter()
+            .rposition(|b| !b.is_ascii_hexdigit())
+        {
+            None => return true,
+            Some(i) => from += i + 1,
+        }
+    }
+    false
 }
 
 /// One record: `Some(new bytes)` when a text hash in it was made right.
@@ -75,4 +103,23 @@ fn record(binds: &[BindRule], before: &[u8], after: &[u8]) -> Option<Vec<u8>> {
         }
     }
     changed.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_hex64;
+
+    #[test]
+    fn a_run_of_64_hex_digits_is_found_wherever_it_starts() {
+        let hash = "ab".repeat(32);
+        for before in 0..70 {
+            let text = format!("{}{hash}\"", "x".repeat(before));
+            assert!(has_hex64(text.as_bytes()), "{before}");
+            let short = format!("{}{}\"", "x".repeat(before), &hash[1..]);
+            assert!(!has_hex64(short.as_bytes()), "{before}");
+        }
+        assert!(!has_hex64(
+            format!("{}g{}", &hash[..40], &hash[..40]).as_bytes()
+        ));
+    }
 }

@@ -21,7 +21,7 @@ pub fn check(file: &FileFix) -> Result<()> {
             "is no longer a regular file: nothing written",
         ));
     }
-    if std::fs::read(disk).map_err(|e| Error::io(disk, e))? != file.before {
+    if !unchanged(file)? {
         return Err(Error::invalid(
             shown(),
             "changed since it was read: nothing written (run fix again)",
@@ -31,6 +31,12 @@ pub fn check(file: &FileFix) -> Result<()> {
     let probe = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
     drop(probe);
     Ok(())
+}
+
+/// Whether the file still holds the bytes the plan read.
+fn unchanged(file: &FileFix) -> Result<bool> {
+    let now = std::fs::read(&file.disk).map_err(|e| Error::io(&file.disk, e))?;
+    Ok(super::sha256_hex(&now) == file.was)
 }
 
 /// Writes `file.after` over `file.disk`; the original goes to `backup/<its absolute
@@ -45,7 +51,7 @@ pub fn apply(file: &FileFix, backup: Option<&Path>) -> Result<()> {
         ));
     }
     let now = std::fs::read(disk).map_err(|e| Error::io(disk, e))?;
-    if now != file.before {
+    if super::sha256_hex(&now) != file.was {
         return Err(Error::invalid(
             crate::guard::path_text(disk.as_os_str().as_encoded_bytes()),
             "changed since it was read: not written (run fix again)",
@@ -63,7 +69,7 @@ pub fn apply(file: &FileFix, backup: Option<&Path>) -> Result<()> {
         if let Some(parent) = copy.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        std::fs::write(&copy, &file.before).map_err(|e| Error::io(&copy, e))?;
+        std::fs::write(&copy, &now).map_err(|e| Error::io(&copy, e))?;
         std::fs::set_permissions(&copy, meta.permissions()).map_err(|e| Error::io(&copy, e))?;
     }
     let dir = disk.parent().unwrap_or(Path::new("."));
