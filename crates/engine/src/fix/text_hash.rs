@@ -96,7 +96,7 @@ fn record(binds: &[BindRule], before: &[u8], after: &[u8]) -> Option<Vec<u8>> {
                 true => right.to_ascii_uppercase(),
                 false => right,
             };
-            if let Some(at) = memchr::memmem::find(&out, written.as_bytes()) {
+            if let Some(at) = place(&out, written, &pointer) {
                 out[at..at + written.len()].copy_from_slice(new_hex.as_bytes());
                 changed = true;
             }
@@ -105,9 +105,39 @@ fn record(binds: &[BindRule], before: &[u8], after: &[u8]) -> Option<Vec<u8>> {
     changed.then_some(out)
 }
 
+/// Where the hash at `pointer` is written in `record`: the one occurrence of `hex`
+/// that is the value of the pointer's last member (`"text_sha256": "sha256:<hex>"`),
+/// else the first. The same hash may stand elsewhere in the record (a copy under
+/// another name) and must keep its bytes.
+fn place(record: &[u8], hex: &str, pointer: &str) -> Option<usize> {
+    let name = pointer.rsplit('/').next().unwrap_or_default();
+    let name = name.replace("~1", "/").replace("~0", "~");
+    let all: Vec<usize> = memchr::memmem::find_iter(record, hex.as_bytes()).collect();
+    let named = |&&at: &&usize| {
+        let head = &record[..at];
+        let head = head.strip_suffix(b"sha256:").unwrap_or(head);
+        let head = head.strip_suffix(b"\"").map(<[u8]>::trim_ascii_end);
+        let head = head
+            .and_then(|h| h.strip_suffix(b":"))
+            .map(<[u8]>::trim_ascii_end);
+        let key = format!("\"{name}\"");
+        head.is_some_and(|h| h.ends_with(key.as_bytes()))
+    };
+    all.iter().find(named).or(all.first()).copied()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::has_hex64;
+    use super::{has_hex64, place};
+
+    #[test]
+    fn the_hash_rewritten_is_the_one_under_its_own_name() {
+        let hex = "ab".repeat(32);
+        let record = format!(r#"{{"copy":"{hex}","text_sha256": "sha256:{hex}"}}"#);
+        let at = place(record.as_bytes(), &hex, "/text_sha256").expect("found");
+        assert_eq!(&record[at - 23..at], "\"text_sha256\": \"sha256:");
+        assert_eq!(place(record.as_bytes(), &hex, "/other"), Some(9));
+    }
 
     #[test]
     fn a_run_of_64_hex_digits_is_found_wherever_it_starts() {
