@@ -207,8 +207,16 @@ pub fn is_filler(v: &[u8]) -> bool {
 /// but it is a password someone uses.
 fn is_run_filler(v: &[u8]) -> bool {
     let (mut longest, mut run, mut ascending, mut up) = (0usize, 0usize, 0usize, 0usize);
+    // Characters standing in runs of four or more: typed by a hand holding a key down
+    // (`5555555dAAAAA7777777Cccc…`). Random text has odds near 1 in 62^3 per place.
+    let mut in_runs = 0usize;
     for (i, &b) in v.iter().enumerate() {
         run = if i > 0 && v[i - 1] == b { run + 1 } else { 1 };
+        in_runs += match run {
+            4 => 4,
+            5.. => 1,
+            _ => 0,
+        };
         up = if i > 0 && b.is_ascii_alphanumeric() && v[i - 1].wrapping_add(1) == b {
             up + 1
         } else {
@@ -220,6 +228,7 @@ fn is_run_filler(v: &[u8]) -> bool {
     (longest >= 8 && longest * 5 >= v.len() * 2)
         || longest == v.len()
         || ascending >= 10
+        || (v.len() >= 16 && in_runs * 2 >= v.len())
         || mostly_one_character(v)
 }
 
@@ -336,6 +345,8 @@ mod tests {
         assert!(is_filler(b"00000000-0000-0000-0000-000000000000"));
         assert!(is_filler(b"sk-lf-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"));
         assert!(!is_filler(b"e7a13c5f-9b2d-4e86-a0f1-3c7d5b9e2a64"));
+        assert!(is_filler(b"sgp_5555555dAAAAA7777777CcccCFaaaaaaaaaaaaaa"));
+        assert!(!is_filler(b"sgp_7C3e0a9DbF1482e6A5c09d3BE7f1a24c60b8D95e"));
         assert!(!is_filler(
             b"AAAAAAAAAAAAAAAAAAAAAJXq8RbN4yZc1dHf7sPa4Ue6gVi0bQXo3vB9qLm2TzR8wKc5YjN1dHf7sPa4"
         ));
