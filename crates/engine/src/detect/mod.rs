@@ -18,7 +18,7 @@ mod ip;
 pub mod keywords;
 mod local_path;
 mod members;
-mod names;
+pub(crate) mod names;
 mod pii;
 pub mod secret;
 pub mod validators;

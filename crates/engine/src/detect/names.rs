@@ -126,6 +126,41 @@ fn words(before: &[u8], key: Option<&str>) -> Vec<String> {
     out
 }
 
+/// Words of a name that say its value was made not to work: a test's stand-in
+/// (`fakeToken`, `dummy_password`, `mockApiKey`) or a negative case
+/// (`invalidToken`, `wrong_password`, `nonMatchingSecret`). `test` is not one of them:
+/// `TEST_API_KEY` is a test-mode key, and those are real.
+const NOT_REAL_WORDS: &[&str] = &[
+    "fake",
+    "dummy",
+    "mock",
+    "mocked",
+    "bogus",
+    "invalid",
+    "wrong",
+    "bad",
+    "incorrect",
+    "nonmatching",
+    "unmatched",
+    "mismatched",
+    "example",
+    "sample",
+    "placeholder",
+];
+
+/// Whether the credential's name says the value is not a real one ([`NOT_REAL_WORDS`];
+/// `non` + the next word counts as one word).
+pub fn named_as_not_real(before: &[u8], key: Option<&str>) -> bool {
+    let words = words(before, key);
+    words.iter().enumerate().any(|(i, w)| {
+        NOT_REAL_WORDS.contains(&w.as_str())
+            || (w == "non"
+                && words
+                    .get(i + 1)
+                    .is_some_and(|n| NOT_REAL_WORDS.contains(&format!("non{n}").as_str())))
+    })
+}
+
 /// Whether the name says the value is no credential: an identifier's or digest's
 /// name, a word of [`NOT_SECRET_WORDS`], or a client's or request's token (AWS's
 /// `ClientToken` and `ClientRequestToken` are idempotency ids; a `client_access_token`
@@ -145,6 +180,32 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_say_the_value_is_made_not_to_work() {
+        for (before, key) in [
+            ("nonMatchingToken := \"", None),
+            ("FAKE_API_KEY=", None),
+            ("", Some("invalid_token")),
+            ("const mockSecret = '", None),
+        ] {
+            assert!(
+                named_as_not_real(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+        for (before, key) in [
+            ("TEST_API_KEY=", None),
+            ("", Some("sinbadToken")),
+            ("badge_token: ", None),
+            ("non_token = ", None),
+        ] {
+            assert!(
+                !named_as_not_real(before.as_bytes(), key),
+                "{before:?} {key:?}"
+            );
+        }
+    }
 
     #[test]
     fn names_of_ids_digests_and_settings() {

@@ -14,6 +14,12 @@ pub(super) fn credential(cx: &Context<'_>) -> Assessment {
     if hashed_name(cx.before) {
         return Assessment::low(Reason::HashedValue);
     }
+    // With no provider's shape, the name is all that says "credential": a name that
+    // says the value was made not to work (`invalidToken`, `fake_password`) says the
+    // opposite.
+    if crate::detect::names::named_as_not_real(cx.before, cx.key) {
+        return Assessment::low(Reason::ExampleContext);
+    }
     // A password-shaped value is as sure as a pattern with no provider can be; other
     // keyword rules keep their own sureness.
     match password {
