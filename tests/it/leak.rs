@@ -161,3 +161,47 @@ fn the_daemon_trail_and_its_trace_log_hold_no_planted_value() {
         }
     }
 }
+
+/// A password written percent-encoded in a URL is reported in that spelling; the
+/// decoded layer's findings on the same URL (its host) must not show it decoded.
+#[test]
+fn a_password_is_not_shown_decoded_beside_a_neighbours_finding() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let data = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "postgres://app:p%40ssW0rd9x@db.internal:5432/app",
+            "p@ssW0rd9x",
+        ),
+        ("mysql://ci:S3cr%21tPw9q@mysql.corp.lan/x", "S3cr!tPw9q"),
+    ];
+    let text: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    std::fs::write(data.path().join("urls.txt"), text.join("\n")).expect("write");
+    let root = data.path().to_string_lossy();
+    for format in ["json", "human", "sarif"] {
+        let args = [
+            "scan",
+            "--no-progress",
+            "--no-baseline",
+            "--min-confidence",
+            "low",
+            "--format",
+            format,
+            &root,
+        ];
+        let out = run(home.path(), &args);
+        assert_eq!(out.code, 1, "{format}: {}", out.stderr);
+        assert!(
+            out.stdout.contains("hostname"),
+            "{format}: the hosts are found"
+        );
+        for (raw, decoded) in cases {
+            let raw_password = &raw[raw.find(':').map_or(0, |i| i + 1)..];
+            let raw_password = &raw_password[raw_password.find(':').map_or(0, |i| i + 1)..];
+            let raw_password = &raw_password[..raw_password.find('@').unwrap_or(0)];
+            for shown in [decoded, raw_password] {
+                assert!(!out.stdout.contains(shown), "{format} shows {shown}");
+            }
+        }
+    }
+}
