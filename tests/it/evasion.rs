@@ -154,6 +154,15 @@ fn secrets_wrapped_across_a_json_line_join() {
         "the run was saved /home/jdoe/run.json\nundersample other multireport vector\n",
     );
     assert_eq!(got, ["local_path.posix_home"], "{got:?}");
+    // The next line of a `.env` or YAML file is a setting of its own: each credential
+    // is reported once, not again joined to the name that follows it.
+    for (name, text) in [
+        (".env", "API_KEY=q8ZrT2vLx9Wk4NpB7sYd\nDB_HOST=db\n"),
+        ("c.yaml", "api_key: q8ZrT2vLx9Wk4NpB7sYd\nregion: eu\n"),
+    ] {
+        let got = rules_for(name, text);
+        assert_eq!(got, ["secret.generic_api_key"], "{name}: {got:?}");
+    }
 }
 
 #[test]
