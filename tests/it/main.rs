@@ -31,6 +31,7 @@ mod keys;
 mod leak;
 mod leak_doors;
 mod leak_forms;
+mod leak_layers;
 mod leak_property;
 mod merge;
 mod messages;

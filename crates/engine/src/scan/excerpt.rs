@@ -11,7 +11,7 @@ use crate::detect::RuleSet;
 use crate::detect::{self, RawMatch, Scratch};
 use crate::finding::redact::mask;
 use crate::formats::Unit;
-use crate::guard::guard;
+use crate::guard::{guard, guard_runs};
 use std::collections::HashMap;
 
 /// How far an excerpt's edge moves out to the end of a token cut by the context
@@ -60,6 +60,15 @@ impl Sorted {
 /// the rest guarded.
 fn masked_span(unit: &Unit, from: usize, to: usize, spans: &[RawMatch], rules: &RuleSet) -> String {
     let text = &unit.text;
+    // What must be masked whole is judged on the whole span, matches and all: a URL's
+    // password ends at an `@` that may sit inside a masked match.
+    let forced: Vec<(usize, usize)> = std::str::from_utf8(&text[from..to])
+        .map(crate::guard::forced)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(s, e)| (from + s, from + e))
+        .collect();
+    let push_clean = |out: &mut String, a: usize, b: usize| push_context(out, text, a, b, &forced);
     let mut out = String::new();
     let mut pos = from;
     for o in spans {
@@ -73,14 +82,63 @@ fn masked_span(unit: &Unit, from: usize, to: usize, spans: &[RawMatch], rules: &
         // The value goes on where the rule stopped (`/home/jos` + `é.garcia`, a
         // combining mark, a local part in another script): that part is masked with it.
         let before = continued_back(text, pos, start);
-        push_clean(&mut out, &text[pos..before]);
+        push_clean(&mut out, pos, before);
         let after = continued(text, o.end, to);
         let value = String::from_utf8_lossy(&text[before..after]);
         out.push_str(&mask(&value, category));
         pos = after;
+        // `user@host:password`, as a decoded Basic or Docker credential reads: what
+        // follows the colon is the password, whatever its shape.
+        let secret = colon_secret(text, pos, to);
+        if secret > pos {
+            out.push_str(&crate::guard::mask_token(&String::from_utf8_lossy(
+                &text[pos..secret],
+            )));
+            pos = secret;
+        }
     }
-    push_clean(&mut out, &text[pos.min(to)..to]);
+    push_clean(&mut out, pos.min(to), to);
     out
+}
+
+/// `text[from..to]` shown: what lies in a `forced` range masked whole, the rest guarded
+/// run by run (its forced ranges are these).
+fn push_context(out: &mut String, text: &[u8], from: usize, to: usize, forced: &[(usize, usize)]) {
+    let push_clean = |out: &mut String, bytes: &[u8]| out.push_str(&guard_runs(&clean(bytes)));
+    let mut at = from;
+    for &(s, e) in forced.iter().filter(|&&(s, e)| s < to && e > from) {
+        let (s, e) = (s.max(at), e.min(to));
+        if s > at {
+            push_clean(out, &text[at..s]);
+        }
+        if e > s {
+            out.push_str(&crate::guard::mask_token(&String::from_utf8_lossy(
+                &text[s..e],
+            )));
+        }
+        at = at.max(e);
+    }
+    if at < to {
+        push_clean(out, &text[at..to]);
+    }
+}
+
+/// The end of `:password` right after a match at `at` (not past `limit`), or `at`: a
+/// colon and a token of six bytes or more, up to a `/`, that is not all digits (a port).
+fn colon_secret(text: &[u8], at: usize, limit: usize) -> usize {
+    if text.get(at) != Some(&b':') {
+        return at;
+    }
+    let mut end = at + 1;
+    // A path after a port (`:5432/app`) is not part of it.
+    while end < limit && is_token_byte(text[end]) && text[end] != b'/' {
+        end += 1;
+    }
+    let token = &text[at + 1..end];
+    match token.len() >= 6 && !token.iter().all(u8::is_ascii_digit) {
+        true => end,
+        false => at,
+    }
 }
 
 /// A byte that carries a value on past a rule's match: a letter or digit, or any byte
@@ -168,13 +226,18 @@ pub(super) fn excerpt(unit: &Unit, m: &RawMatch, sorted: &Sorted, rules: &RuleSe
     out.trim().to_string()
 }
 
-/// Context is guarded; control characters become blanks.
-fn push_clean(out: &mut String, bytes: &[u8]) {
-    let clean: String = String::from_utf8_lossy(bytes)
+/// The text of `bytes` as shown: line breaks and tabs as blanks, any other control
+/// character as one. A blank would cut the run it hides in (`ana\u{1}@gmail.com`) and
+/// the guard would see neither half as an address.
+fn clean(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    out.push_str(&guard(&clean));
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 fn floor_char(text: &[u8], mut i: usize) -> usize {

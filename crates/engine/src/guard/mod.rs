@@ -12,6 +12,9 @@
 
 use crate::unicode::{Reading, reading};
 
+mod spans;
+pub use spans::forced;
+
 /// Pieces shorter than this are words, numbers or short ids, not keys.
 const KEY_MIN: usize = 16;
 /// Hex pieces this long are digests or keys; either way not for an excerpt.
@@ -24,6 +27,11 @@ fn is_delimiter(c: char) -> bool {
 /// Characters a reader does not see, or compatibility forms of the characters values
 /// are made of (`ｇ`, `ⓖ`, `﹫`, `․`; not `…`, which is prose).
 fn is_disguise(c: char) -> bool {
+    // Combining marks put on a value's letters (`inte\u{301}rnal`) fold away.
+    if matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+    {
+        return true;
+    }
     match reading(c) {
         Some(Reading::Unseen) => true,
         Some(Reading::Compat(r)) => {
@@ -133,6 +141,24 @@ fn piece_is_token(piece: &str) -> bool {
 
 /// `text` with every token-like or disguised run masked.
 pub fn guard(text: &str) -> String {
+    let forced = spans::forced(text);
+    if forced.is_empty() {
+        return guard_runs(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (s, e) in forced {
+        out.push_str(&guard_runs(&text[at..s]));
+        out.push_str(&mask_token(&text[s..e]));
+        at = e;
+    }
+    out.push_str(&guard_runs(&text[at..]));
+    out
+}
+
+/// [`guard`] without the stretches masked whole: for pieces of a text whose forced
+/// stretches were already masked.
+pub fn guard_runs(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut run_start: Option<usize> = None;
     for (i, c) in text.char_indices() {
@@ -156,14 +182,6 @@ fn push_run(out: &mut String, run: &str) {
         out.push_str(&mask_token(run));
         return;
     }
-    // A URL's password is never shown, whatever it looks like: a rule may have found
-    // it in another spelling (`p%40ss` reported, `p@ss` in a decoded layer's excerpt).
-    if let Some((head, password, tail)) = url_password(run) {
-        push_run(out, head);
-        out.push_str(&mask_token(password));
-        push_run(out, tail);
-        return;
-    }
     let mut start = 0;
     for (i, c) in run.char_indices() {
         if matches!(c, '/' | ':' | '.' | '\\') {
@@ -173,18 +191,6 @@ fn push_run(out: &mut String, run: &str) {
         }
     }
     push_piece(out, &run[start..]);
-}
-
-/// `run` cut around the password of a URL's user information (`scheme://user:PASSWORD@host`):
-/// the text before it, the password, the text after it.
-fn url_password(run: &str) -> Option<(&str, &str, &str)> {
-    let authority = run.find("://")? + 3;
-    let end = run[authority..]
-        .find(['/', '?', '#'])
-        .map_or(run.len(), |i| authority + i);
-    let at = authority + run[authority..end].rfind('@')?;
-    let colon = authority + run[authority..at].find(':')?;
-    (colon + 1 < at).then(|| (&run[..=colon], &run[colon + 1..at], &run[at..]))
 }
 
 fn push_piece(out: &mut String, piece: &str) {
