@@ -11,14 +11,14 @@ const EMAIL: &str = "ion.popescu@gmail.com";
 const HOME: &str = "/home/ionpopescu/runs/a.py";
 const KEY: &str = "AKIAZ7QW3RT5YU2IOPLM";
 
-fn sha(bytes: &[u8]) -> String {
+pub(crate) fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
 }
 
-fn write(dir: &Path, name: &str, bytes: &[u8]) {
+pub(crate) fn write(dir: &Path, name: &str, bytes: &[u8]) {
     let path = dir.join(name);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("dir");
@@ -26,7 +26,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(path, bytes).expect("write");
 }
 
-fn read(dir: &Path, name: &str) -> Vec<u8> {
+pub(crate) fn read(dir: &Path, name: &str) -> Vec<u8> {
     std::fs::read(dir.join(name)).expect("read")
 }
 

@@ -4,30 +4,10 @@
 //! inside a `.jsonl.gz`), and manifests in the folders above the fixed path, up to the
 //! repository's top and no further.
 
+use crate::fix::{read, sha, write};
 use crate::util::{gzip, run};
-use sha2::{Digest, Sha256};
-use std::path::Path;
 
 const EMAIL: &str = "ion.popescu@gmail.com";
-
-fn sha(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) {
-    let path = dir.join(name);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("dir");
-    }
-    std::fs::write(path, bytes).expect("write");
-}
-
-fn read(dir: &Path, name: &str) -> Vec<u8> {
-    std::fs::read(dir.join(name)).expect("read")
-}
 
 fn inflate(bytes: &[u8]) -> String {
     use std::io::Read;

@@ -82,3 +82,15 @@ fn a_manifest_message_does_not_name_an_address_or_a_phone() {
         &["185.199.108.153", "40721234567"],
     );
 }
+
+/// A password written percent-encoded in a URL is reported in that spelling; the
+/// decoded layer's findings on the same URL (its host) must not show it decoded.
+#[test]
+fn a_password_is_not_shown_decoded_beside_a_neighbours_finding() {
+    let text = "postgres://app:p%40ssW0rd9x@db.internal:5432/app\n\
+                mysql://ci:S3cr%21tPw9q@mysql.corp.lan/x\n";
+    leaks(
+        &[("urls.txt", text.to_string())],
+        &["p@ssW0rd9x", "p%40ssW0rd9x", "S3cr!tPw9q", "S3cr%21tPw9q"],
+    );
+}

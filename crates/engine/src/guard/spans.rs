@@ -74,21 +74,27 @@ fn url_passwords(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// `start..end` widened out to the blanks, quotes and list separators around it.
+fn widen(bytes: &[u8], start: usize, end: usize) -> (usize, usize) {
+    let edge = |b: u8| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';');
+    let s = bytes[..start]
+        .iter()
+        .rposition(|&b| edge(b))
+        .map_or(0, |i| i + 1);
+    let e = bytes[end..]
+        .iter()
+        .position(|&b| edge(b))
+        .map_or(bytes.len(), |i| end + i);
+    (s, e)
+}
+
 /// Each run holding a defanging mark: out to the blanks and quotes around it.
 fn defanged(text: &str, lower: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    let edge = |b: u8| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';');
     let mut out = Vec::new();
     for mark in DEFANG_MARKS {
         for (i, _) in lower.match_indices(mark) {
-            let mut s = i;
-            while s > 0 && !edge(bytes[s - 1]) {
-                s -= 1;
-            }
-            let mut e = i + mark.len();
-            while e < bytes.len() && !edge(bytes[e]) {
-                e += 1;
-            }
+            let (s, e) = widen(bytes, i, i + mark.len());
             // A mark alone (`see [.]` in prose) hides nothing.
             if s < i || e > i + mark.len() {
                 out.push((s, e));
@@ -103,7 +109,6 @@ fn defanged(text: &str, lower: &str) -> Vec<(usize, usize)> {
 /// `-home-ana-proj`, `__home__ana__x`): out to the blanks and quotes around it.
 fn home_names(text: &str, lower: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    let edge = |b: u8| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';');
     let mut out = Vec::new();
     for mark in [
         "home/",
@@ -121,15 +126,7 @@ fn home_names(text: &str, lower: &str) -> Vec<(usize, usize)> {
             if !starts_word || !named {
                 continue;
             }
-            let mut s = i;
-            while s > 0 && !edge(bytes[s - 1]) {
-                s -= 1;
-            }
-            let mut e = i + mark.len();
-            while e < bytes.len() && !edge(bytes[e]) {
-                e += 1;
-            }
-            out.push((s, e));
+            out.push(widen(bytes, i, i + mark.len()));
         }
     }
     out
