@@ -132,6 +132,9 @@ fn a_manifest_above_the_fixed_folder_is_kept_true_up_to_the_repository_top() {
     write(&repo, "data/SHA256SUMS", sums.as_bytes());
     let above = format!("{}  repo/data/sub/a.jsonl\n", sha(line.as_bytes()));
     write(outside.path(), "SHA256SUMS", above.as_bytes());
+    // A manifest whose name is itself a value: it is kept true, and shown masked.
+    let named = format!("{}  sub/a.jsonl\n", sha(line.as_bytes()));
+    write(&repo, "data/ana.popescu@gmail.com.sha256", named.as_bytes());
 
     let data = repo.join("data");
     let whole = data.to_str().expect("utf-8");
@@ -140,6 +143,11 @@ fn a_manifest_above_the_fixed_folder_is_kept_true_up_to_the_repository_top() {
     let dry = run(home.path(), &["fix", sub.to_str().expect("utf-8")]);
     assert_eq!(dry.code, 1, "{}", dry.stdout);
     assert!(dry.stdout.contains("../SHA256SUMS"), "{}", dry.stdout);
+    assert!(
+        !dry.stdout.contains("ana.popescu@gmail.com"),
+        "{}",
+        dry.stdout
+    );
     assert_eq!(read(&repo, "data/SHA256SUMS"), sums.as_bytes(), "a dry run");
 
     let out = run(
@@ -149,6 +157,11 @@ fn a_manifest_above_the_fixed_folder_is_kept_true_up_to_the_repository_top() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let verified = run(home.path(), &["verify", whole]);
     assert_eq!(verified.code, 0, "true after: {}", verified.stdout);
+    let kept = String::from_utf8(read(&repo, "data/ana.popescu@gmail.com.sha256")).expect("utf-8");
+    assert!(
+        kept.starts_with(&sha(&read(&repo, "data/sub/a.jsonl"))),
+        "{kept}"
+    );
     let now = String::from_utf8(read(&repo, "data/SHA256SUMS")).expect("utf-8");
     assert!(
         now.starts_with(&sha(&read(&repo, "data/sub/a.jsonl"))),

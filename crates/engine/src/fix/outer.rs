@@ -40,7 +40,8 @@ pub(super) fn claims_above(
                 break;
             }
             for (manifest, name) in manifests_in(scanner, &d) {
-                let shown = format!("{}{name}", "../".repeat(up));
+                // A file's name is data: shown guarded, as every report name is.
+                let shown = format!("{}{}", "../".repeat(up), crate::guard::guard(&name));
                 if seen.contains(&manifest) || known.contains_key(&shown) {
                     continue;
                 }
