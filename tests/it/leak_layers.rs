@@ -54,7 +54,7 @@ fn defanged_and_disguised_values_are_not_shown_beside_a_neighbour() {
                 ssh build-07[.]corp[.]internal as bob.marley@gmail.com\n\
                 c2 at 185[.]199[.]108[.]153 reported by carol.jones@gmail.com\n\
                 ssh build-07.corp.inte\u{301}rnal and 185.199.108.154\n";
-    let json = r#"{"m":"mail dana.popescu\u0001@gmail.com and 185.199.108.155"}"#;
+    let json = r#"{"m":"mail dana.popescu\u0001@gmail.com and 185.199.108.155, call +40 721\u0002 234 567"}"#;
     leaks(
         &[("a.txt", text.to_string()), ("b.json", json.to_string())],
         &[
@@ -63,6 +63,7 @@ fn defanged_and_disguised_values_are_not_shown_beside_a_neighbour() {
             "185[.]199[.]108[.]153",
             "corp.inte\u{301}rnal",
             "dana.popescu",
+            "234 567",
         ],
     );
 }

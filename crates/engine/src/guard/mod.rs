@@ -27,8 +27,9 @@ fn is_delimiter(c: char) -> bool {
 /// Characters a reader does not see, or compatibility forms of the characters values
 /// are made of (`ｇ`, `ⓖ`, `﹫`, `․`; not `…`, which is prose).
 fn is_disguise(c: char) -> bool {
-    // Combining marks put on a value's letters (`inte\u{301}rnal`) fold away.
-    if matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+    // Combining marks put on a value's letters (`inte\u{301}rnal`) fold away; U+FFFD
+    // stands for a hidden control character (or a byte that is not text) inside it.
+    if matches!(c as u32, 0xFFFD | 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
     {
         return true;
     }

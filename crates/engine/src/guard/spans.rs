@@ -31,6 +31,9 @@ pub fn forced(text: &str) -> Vec<(usize, usize)> {
         }
     }
     spans.extend(number_runs(text));
+    if !text.is_ascii() || text.bytes().any(|b| b < 0x20 && !b"\t\n\r".contains(&b)) {
+        spans.extend(disguised_numbers(text));
+    }
     spans.sort_unstable();
     let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
     for (s, e) in spans {
@@ -132,6 +135,46 @@ fn home_names(text: &str, lower: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// A character a reader does not see, or a mark put on a digit, inside a number
+/// (`+40 721\u{301} 234 567`, `721\u{200b}234`): the number is a disguised one, masked
+/// with all its groups. A control character counts too, as written or as the U+FFFD
+/// an excerpt shows for it.
+fn disguised_numbers(text: &str) -> Vec<(usize, usize)> {
+    let hidden = |c: char| {
+        matches!(c as u32, 0x0300..=0x036F | 0x200B..=0x200D | 0x2060 | 0xFEFF | 0xFFFD)
+            || (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    };
+    let part =
+        |c: char| c.is_ascii_digit() || matches!(c, ' ' | '-' | '+' | '(' | ')' | '.') || hidden(c);
+    let mut out = Vec::new();
+    for (i, c) in text.char_indices() {
+        let next_digit = text[i + c.len_utf8()..].starts_with(|d: char| d.is_ascii_digit());
+        let prev_digit = text[..i].ends_with(|d: char| d.is_ascii_digit());
+        if !hidden(c) || !(prev_digit || next_digit) {
+            continue;
+        }
+        let s = text[..i]
+            .char_indices()
+            .rev()
+            .take_while(|&(_, d)| part(d))
+            .last()
+            .map_or(i, |(j, _)| j);
+        let e = text[i..]
+            .char_indices()
+            .find(|&(_, d)| !part(d))
+            .map_or(text.len(), |(j, _)| i + j);
+        // The blanks around the number are not part of it.
+        let inner = &text[s..e];
+        let s = s + (inner.len() - inner.trim_start().len());
+        let e = e - (inner.len() - inner.trim_end().len());
+        // And the token it hides in, when it hides in one (`AKIA\u{2}3RT5…`).
+        if s < e {
+            out.push(widen(text.as_bytes(), s, e));
+        }
+    }
+    out
+}
+
 /// Numbers that identify: four dotted numbers (an IPv4 address, inside a file name
 /// too), `+` and ten digits or more (a phone), and thirteen or more digits joined by
 /// blanks or dashes (a card, an account).
@@ -204,6 +247,15 @@ mod tests {
         assert_eq!(shown("file 185.199.108.153.json"), ["185.199.108.153"]);
         assert_eq!(shown("call +40721234567 now"), ["+40721234567"]);
         assert_eq!(shown("scan y/123-45-6789.pdf"), ["123-45-6789"]);
+        assert_eq!(
+            shown("call +40 721\u{301} 234 567 now"),
+            ["+40 721\u{301} 234 567"]
+        );
+        assert_eq!(shown("call +40 721\u{2} 234 567"), ["+40 721\u{2} 234 567"]);
+        assert_eq!(
+            shown("key AKIAZ7QW\u{2}3RT5YU2 and"),
+            ["AKIAZ7QW\u{2}3RT5YU2"]
+        );
     }
 
     #[test]
