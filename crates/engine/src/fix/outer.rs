@@ -83,6 +83,8 @@ fn read_claims(
     dir: &Path,
     claims: &mut Vec<(Claim, ClaimSite)>,
 ) {
+    // Best effort, and said so in docs/fix.md: a manifest above the given paths that
+    // cannot be read is not this run's to judge (`verify` on its folder reports it).
     let max = scanner.config.scan.max_file_bytes;
     let Ok(meta) = std::fs::metadata(path) else {
         return;

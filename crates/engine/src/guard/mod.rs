@@ -6,9 +6,11 @@
 //!
 //! A *run* is a stretch of text between delimiters (blanks, quotes, brackets,
 //! `,;=|`). A run is masked whole when it holds a disguise (full-width, invisible or
-//! bidi characters, Latin mixed with look-alike scripts, `%XX`, HTML entities, an
-//! `@` inside it), and a piece of it between `/ : .` is masked when it is long and
-//! mixed like a key (hex of 20+ characters, or 16+ characters of letters and digits).
+//! bidi characters, combining marks, Latin mixed with look-alike scripts, `%XX`, HTML
+//! entities, an `@` inside it), and a piece of it between `/ : .` is masked when it is
+//! long and mixed like a key (hex of 20+ characters, or 16+ characters of letters and
+//! digits). Before runs are cut, what the delimiters would cut in two is masked whole
+//! ([`spans`]).
 
 use crate::unicode::{Reading, reading};
 

@@ -140,10 +140,9 @@ fn home_names(text: &str, lower: &str) -> Vec<(usize, usize)> {
 /// with all its groups. A control character counts too, as written or as the U+FFFD
 /// an excerpt shows for it.
 fn disguised_numbers(text: &str) -> Vec<(usize, usize)> {
-    let hidden = |c: char| {
-        matches!(c as u32, 0x0300..=0x036F | 0x200B..=0x200D | 0x2060 | 0xFEFF | 0xFFFD)
-            || (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-    };
+    // The guard's own disguises, and control characters as written.
+    let hidden =
+        |c: char| super::is_disguise(c) || (c.is_control() && !matches!(c, '\t' | '\n' | '\r'));
     let part =
         |c: char| c.is_ascii_digit() || matches!(c, ' ' | '-' | '+' | '(' | ')' | '.') || hidden(c);
     let mut out = Vec::new();
