@@ -216,3 +216,50 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
     let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
     assert_eq!(lines, expected, "lines with a secret finding");
 }
+
+/// A record that says what its value is: a provider's name or a compound credential
+/// name as a sibling's value labels the others. Only a whole value counts, a label
+/// word alone or in prose labels nothing, a digest's name still says digest, and a
+/// value that starts as a provider's key does but fails its shape is the provider's.
+#[test]
+fn a_record_labelling_its_value_makes_it_a_credential() {
+    let dir = tempfile::tempdir().expect("dir");
+    let dd = "5e27a0f817c1fa9d6e3cc0608b2d4f11";
+    let random = "Qm7vT2kX9pL4wZ8rN3cF6hJ1yB5dS0aG";
+    let leaks = [
+        serde_json::json!({"provider": "datadog", "output": dd}),
+        serde_json::json!({"Name": "PAYMENTS_API_TOKEN", "Value": random}),
+        serde_json::json!({"service": "Datadog API", "value": format!(" {dd} ")}),
+    ];
+    let clean = [
+        // A provider's name labels only a whole value of the provider's shape.
+        serde_json::json!({"provider": "datadog", "output": format!("see {dd} for details")}),
+        // One word is prose; a sentence is no name for generic credential words.
+        serde_json::json!({"answer": "secret", "type": random}),
+        serde_json::json!({"question": "where is the api token kept", "hint": random}),
+        // Under a digest's name the value is a digest, whatever the record says.
+        serde_json::json!({"provider": "datadog", "sha256": dd}),
+        // A file name, an assignment, a malformed provider key.
+        serde_json::json!({"name": "TLS_KEY_FILE", "value": "certs/server.p12"}),
+        serde_json::json!({"name": "api-key", "value": "API_VERSION=rc0.13.0_20230412"}),
+        serde_json::json!({"name": "google-api-key", "value": "AIzaQm7vT2kX9pL4wZ8rN3cF6hJ1yB5dS0aGxx77"}),
+        // Two labels are two names, not a name and its value.
+        serde_json::json!({"kind": "slack-bot-token", "alias": "xoxb-Slack_BOT_TOKEN"}),
+    ];
+    let text = |records: &[serde_json::Value]| {
+        records.iter().map(|r| format!("{r}\n")).collect::<String>()
+    };
+    std::fs::write(dir.path().join("leaks.jsonl"), text(&leaks)).expect("write");
+    std::fs::write(dir.path().join("clean.jsonl"), text(&clean)).expect("write");
+    let found = secret_findings(dir.path());
+    let leak_lines: std::collections::BTreeSet<u64> = found
+        .iter()
+        .filter(|f| f.0 == "leaks.jsonl")
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(leak_lines, (1..=3).collect(), "{found:?}");
+    assert!(
+        found.iter().all(|f| f.0 == "leaks.jsonl"),
+        "labels read too widely: {found:?}"
+    );
+}

@@ -23,7 +23,7 @@ pub(super) fn detect_members(
         let Some(node) = key.node.filter(|_| key.is_key) else {
             continue;
         };
-        let Some(seg) = unit
+        let Some(value) = unit
             .segments
             .get(i + 1)
             .filter(|v| !v.is_key && v.node == Some(node))
@@ -33,7 +33,7 @@ pub(super) fn detect_members(
         let Some(name) = unit.paths.last_key(node) else {
             continue;
         };
-        index.rules_for(name, &mut scratch.member_rules);
+        index.rules_for(name.as_bytes(), &mut scratch.member_rules);
         if scratch.member_rules.is_empty() {
             continue;
         }
@@ -42,38 +42,61 @@ pub(super) fn detect_members(
         buf.extend_from_slice(name.as_bytes());
         buf.push(b'=');
         let offset = buf.len();
-        buf.extend_from_slice(&unit.text[seg.start..seg.end]);
+        buf.extend_from_slice(&unit.text[value.start..value.end]);
+        let seg = value.start;
         for &ri in &scratch.member_rules {
-            let Matcher::Regex(p) = &rules.rules[ri].matcher else {
-                continue;
-            };
-            let engine = engine(&mut scratch.engines[ri], p.regex());
-            let mut input = Input::new(&buf[..]);
-            loop {
-                p.regex()
-                    .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
-                let Some(m) = engine.caps.get_match() else {
-                    break;
-                };
-                let span = p
-                    .value_group
-                    .and_then(|g| engine.caps.get_group(g))
-                    .unwrap_or(m.span());
-                // Only a value inside the member's value is the member's: the name is
-                // context, never reported.
-                if span.start >= offset {
-                    let (start, end) = (
-                        seg.start + span.start - offset,
-                        seg.start + span.end - offset,
-                    );
-                    consider(rules, ri, start, end, unit, out);
-                }
-                let next = m.end().max(m.start() + 1);
-                if next > buf.len() {
-                    break;
-                }
-                input.set_start(next);
-            }
+            let buf = &scratch.member_text;
+            search_named(
+                rules,
+                ri,
+                (buf, offset),
+                seg,
+                false,
+                unit,
+                &mut scratch.engines,
+                out,
+            );
         }
+    }
+}
+
+/// Runs rule `ri` over `buf`, a name, `=` and, from `offset`, the text of the value that
+/// starts at `value_start` in the unit; reports each match inside the value there (with
+/// `whole`, only a match that is all of it). The name is context, never reported.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search_named(
+    rules: &RuleSet,
+    ri: usize,
+    (buf, offset): (&[u8], usize),
+    value_start: usize,
+    whole: bool,
+    unit: &Unit,
+    engines: &mut [Option<super::Engine>],
+    out: &mut Vec<super::RawMatch>,
+) {
+    let Matcher::Regex(p) = &rules.rules[ri].matcher else {
+        return;
+    };
+    let engine = engine(&mut engines[ri], p.regex());
+    let mut input = Input::new(buf);
+    loop {
+        p.regex()
+            .search_captures_with(&mut engine.cache, &input, &mut engine.caps);
+        let Some(m) = engine.caps.get_match() else {
+            break;
+        };
+        let span = p
+            .value_group
+            .and_then(|g| engine.caps.get_group(g))
+            .unwrap_or(m.span());
+        if span.start >= offset && (!whole || (span.start == offset && span.end == buf.len())) {
+            let start = value_start + span.start - offset;
+            consider(rules, ri, start, value_start + span.end - offset, unit, out);
+        }
+        let next = m.end().max(m.start() + 1);
+        if next > buf.len() {
+            break;
+        }
+        input.set_start(next);
     }
 }

@@ -16,6 +16,7 @@ mod hits;
 mod hostname;
 mod ip;
 pub mod keywords;
+mod labels;
 mod local_path;
 mod members;
 pub(crate) mod names;
@@ -60,6 +61,8 @@ pub struct Scratch {
     /// Member rules for one JSON member, and its `name=value` text.
     member_rules: Vec<usize>,
     member_text: Vec<u8>,
+    /// Provider labels of a unit's records (see [`labels`]).
+    labels: Vec<labels::Label>,
     /// Object keys judged for leaving out of units, kept with the scratch so they
     /// outlive one file (see `scan::keys`).
     pub key_verdicts: verdicts::Verdicts,
@@ -117,6 +120,7 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
         detect_fields(rules, unit, scratch, out, None);
     }
     members::detect_members(rules, unit, scratch, out);
+    labels::detect_labelled(rules, unit, scratch, out);
     if let Some(deny) = &rules.denylist
         && let Some(ri) = rules
             .rules

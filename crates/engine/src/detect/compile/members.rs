@@ -2,6 +2,9 @@
 //! with `datadog` or `dd_api_key`" reads `DD_API_KEY=…` in text; in a JSON record the
 //! name is a member's key and the value a separate string. Rules with `member_names`
 //! also run on `name=value` of every member whose name holds one of those words.
+//!
+//! The same index, built over `near` rules' provider words, finds the members whose
+//! value labels their record (`"provider": "dropbox-token"`, see `detect::labels`).
 
 use super::ruleset::Rule;
 use crate::error::{Error, Result};
@@ -15,11 +18,22 @@ pub struct MemberIndex {
 }
 
 impl MemberIndex {
+    /// Over every rule's member names.
     pub fn new(rules: &[Rule]) -> Result<Option<MemberIndex>> {
+        Self::over(rules, |r| &r.member_names)
+    }
+
+    /// Over `near` rules' provider words only: a generic credential word (`token`,
+    /// `password`) labelling a record says nothing about which value is one.
+    pub fn labels(rules: &[Rule]) -> Result<Option<MemberIndex>> {
+        Self::over(rules, |r| &r.near)
+    }
+
+    fn over(rules: &[Rule], words_of: impl Fn(&Rule) -> &[String]) -> Result<Option<MemberIndex>> {
         let mut words: Vec<String> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
-            for kw in &rule.member_names {
+            for kw in words_of(rule) {
                 let kw = kw.to_ascii_lowercase();
                 match words.iter().position(|w| *w == kw) {
                     Some(p) => owners[p].push(i),
@@ -42,7 +56,7 @@ impl MemberIndex {
     }
 
     /// The member rules whose keyword `name` holds, each once, in rule order.
-    pub fn rules_for(&self, name: &str, out: &mut Vec<usize>) {
+    pub fn rules_for(&self, name: &[u8], out: &mut Vec<usize>) {
         out.clear();
         for m in self.names.find_overlapping_iter(name) {
             out.extend_from_slice(&self.owners[m.pattern().as_usize()]);

@@ -156,6 +156,11 @@ pub struct RuleSet {
     pub field_keys: super::AnyFieldKey,
     /// Keyed rules that also run on JSON members, by the keywords of their names.
     pub members: Option<super::MemberIndex>,
+    /// `near` rules by their provider words, for records that label their values.
+    pub labels: Option<super::MemberIndex>,
+    /// The keywords of provider rules known by shape (`ghp_`, `xoxb-`, `AIza`), lower
+    /// case: a value starting with one is that provider's to judge.
+    provider_prefixes: Vec<Vec<u8>>,
     /// Object keys that open no search may be left out of units (see `scan::keys`):
     /// sound only while every window stays within its segment, which this says.
     pub key_gaps: bool,
@@ -171,6 +176,15 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
+    /// Whether `value` starts with a keyword of a provider rule known by shape.
+    pub fn has_provider_prefix(&self, value: &[u8]) -> bool {
+        self.provider_prefixes.iter().any(|p| {
+            value
+                .get(..p.len())
+                .is_some_and(|v| v.eq_ignore_ascii_case(p))
+        })
+    }
+
     /// The built-in rules alone, with no operator setting and nothing of this
     /// machine: what tests, benches and `rules test` without a config compile.
     pub fn builtin() -> Result<RuleSet> {
@@ -254,11 +268,23 @@ impl RuleSet {
             && !patterns.iter().any(|p| p.contains('\n'))
             && !byte_keywords.iter().any(|(b, _)| *b == b'\n');
         let members = super::MemberIndex::new(&rules)?;
+        let labels = super::MemberIndex::labels(&rules)?;
+        let mut provider_prefixes: Vec<Vec<u8>> = rules
+            .iter()
+            .filter(|r| r.provider.is_some() && r.near.is_empty())
+            .flat_map(|r| &r.keywords)
+            .filter(|k| k.len() >= 3)
+            .map(|k| k.to_ascii_lowercase().into_bytes())
+            .collect();
+        provider_prefixes.sort_unstable();
+        provider_prefixes.dedup();
         let field_keys =
             super::AnyFieldKey::of(field_rules.iter().filter_map(|&i| rules[i].fields.as_ref()));
         Ok(RuleSet {
             field_keys,
             members,
+            labels,
+            provider_prefixes,
             key_gaps,
             byte_keywords,
             digits,

@@ -1,0 +1,160 @@
+//! Records that say what their values are. A JSON object holding a short label that
+//! names a provider (`{"provider": "dropbox-api-token", "value": "…"}`, `{"service":
+//! "Datadog", "key": "…"}`) defines its sibling values as that provider's: each sibling
+//! is read as `label=value` by the provider's `near` rule, so a value of exactly the
+//! provider's shape is found even under a member name that says nothing (`value`,
+//! `output`). The sibling's own name still counts: under `sha256` or `commit_id` it is
+//! no credential (the `named_key` check sees the member name).
+//!
+//! A label written as a compound name (`"name": "DB_PASSWORD"`, `"key": "apiToken"`:
+//! the name/value pairs of container environments, parameter stores and tag lists)
+//! labels with every credential word as a member name would; a single word (`"answer":
+//! "secret"`) is prose, and a label in words (`"Stripe API key"`) counts only by a
+//! provider's name. Either way only a sibling that is all of the value found counts:
+//! the record claims a value, not a place inside some text. Read by a credential word
+//! alone, the value must also be one plain token, and not one that starts as some
+//! provider's key does while failing that provider's shape (a shortened or made-up
+//! `AIza…`, `xoxb-…`): the provider's own rule is the judge of its prefix.
+
+use super::members::search_named;
+use super::{RuleSet, Scratch};
+use crate::formats::{NodeId, Unit};
+
+/// Longer than this, a string is text, not a label.
+const MAX_LABEL: usize = 64;
+
+/// A record with more provider labels than this is a list of names, not one value's
+/// label; the cap also bounds the work one object can ask for.
+const MAX_LABELS_PER_RECORD: usize = 4;
+
+/// One label: the object it labels, the segment holding it, a rule it names.
+pub(super) type Label = (NodeId, usize, usize);
+
+pub(super) fn detect_labelled(
+    rules: &RuleSet,
+    unit: &Unit,
+    scratch: &mut Scratch,
+    out: &mut Vec<super::RawMatch>,
+) {
+    let (Some(names), Some(words)) = (&rules.members, &rules.labels) else {
+        return;
+    };
+    let labels = &mut scratch.labels;
+    labels.clear();
+    for (i, seg) in unit.segments.iter().enumerate() {
+        if seg.is_key || seg.end - seg.start > MAX_LABEL {
+            continue;
+        }
+        let Some(object) = member_of(unit, seg.node) else {
+            continue;
+        };
+        let label = &unit.text[seg.start..seg.end];
+        let index = if is_compound_name(label) {
+            names
+        } else {
+            words
+        };
+        index.rules_for(label, &mut scratch.member_rules);
+        labels.extend(scratch.member_rules.iter().map(|&ri| (object, i, ri)));
+    }
+    if labels.is_empty() {
+        return;
+    }
+    labels.sort_unstable_by_key(|&(object, seg, _)| (object.index(), seg));
+    for (i, value) in unit.segments.iter().enumerate() {
+        if value.is_key {
+            continue;
+        }
+        let Some(object) = member_of(unit, value.node) else {
+            continue;
+        };
+        let text = &unit.text[value.start..value.end];
+        let start = value.start + text.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let end = value.end
+            - text
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+        if start >= end {
+            continue;
+        }
+        let first = labels.partition_point(|l| l.0.index() < object.index());
+        let last = labels.partition_point(|l| l.0.index() <= object.index());
+        let of_record = &labels[first..last];
+        // Sorted by segment within a record: count the distinct label segments.
+        let distinct = 1 + of_record.windows(2).filter(|w| w[0].1 != w[1].1).count();
+        if of_record.is_empty() || distinct > MAX_LABELS_PER_RECORD {
+            continue;
+        }
+        // A label is a name, not a value: of two labels, neither is the other's value.
+        if of_record.iter().any(|l| l.1 == i) {
+            continue;
+        }
+        let value_text = &unit.text[start..end];
+        let generic_ok = is_plain_token(value_text) && !rules.has_provider_prefix(value_text);
+        for &(_, label, ri) in of_record {
+            if rules.rules[ri].near.is_empty() && !generic_ok {
+                continue;
+            }
+            let l = &unit.segments[label];
+            let buf = &mut scratch.member_text;
+            buf.clear();
+            buf.extend_from_slice(&unit.text[l.start..l.end]);
+            buf.push(b'=');
+            let offset = buf.len();
+            buf.extend_from_slice(&unit.text[start..end]);
+            search_named(
+                rules,
+                ri,
+                (&scratch.member_text, offset),
+                start,
+                true,
+                unit,
+                &mut scratch.engines,
+                out,
+            );
+        }
+    }
+}
+
+/// The object whose member `node` is, if it is one.
+fn member_of(unit: &Unit, node: Option<NodeId>) -> Option<NodeId> {
+    let node = node?;
+    unit.paths.last_key(node)?;
+    unit.paths.parent(node)
+}
+
+/// Written as a name of two words or more: letters, digits and `_.-` only, with a
+/// separator inside or a camel-case hump (`DB_PASSWORD`, `api-token`, `apiKey`).
+fn is_compound_name(label: &[u8]) -> bool {
+    let inner = label
+        .get(1..label.len().saturating_sub(1))
+        .unwrap_or_default();
+    label
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && (inner.iter().any(|b| matches!(b, b'_' | b'.' | b'-'))
+            || label
+                .windows(2)
+                .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase()))
+}
+
+/// One token as keys are written: letters, digits, `+/_.~-`, base64 padding at the end;
+/// not a path or file name (a `/` or a `.` followed by letters only, as `cert.p12` and
+/// `corp.example.com` end) and not an assignment of its own (`NAME=value`).
+fn is_plain_token(value: &[u8]) -> bool {
+    let body = value
+        .strip_suffix(b"==")
+        .or_else(|| value.strip_suffix(b"="))
+        .unwrap_or(value);
+    let token = body
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'.' | b'~' | b'-'));
+    let named_file = body.rsplit(|&b| b == b'.').next().is_some_and(|ext| {
+        ext.len() < body.len()
+            && (1..=5).contains(&ext.len())
+            && ext.iter().all(u8::is_ascii_alphabetic)
+    });
+    token && !named_file && !body.starts_with(b"/") && !body.starts_with(b"./")
+}
