@@ -6,7 +6,7 @@
 use crate::util::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-const FILES: [&str; 7] = [
+const FILES: [&str; 8] = [
     include_str!("../../rules/providers.toml"),
     include_str!("../../rules/providers-ai.toml"),
     include_str!("../../rules/providers-cloud.toml"),
@@ -14,6 +14,7 @@ const FILES: [&str; 7] = [
     include_str!("../../rules/providers-comms.toml"),
     include_str!("../../rules/providers-business.toml"),
     include_str!("../../rules/providers-near.toml"),
+    include_str!("../../rules/providers-extra.toml"),
 ];
 
 struct Rule {

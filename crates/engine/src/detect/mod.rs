@@ -357,7 +357,7 @@ pub(crate) fn accepts_in(
 
 /// Within one category, keeps the longest of overlapping matches (`file:///home/x`
 /// over `/home/x`; a connection string over the generic password rule), a provider's
-/// own rule over a generic one of the same span, and marks the rest with
+/// own rule over a generic or provider-less one of the same span, and marks the rest with
 /// `rule = usize::MAX`.
 fn resolve_overlaps(rules: &RuleSet, matches: &mut [RawMatch]) {
     let generic = |m: &RawMatch| {
@@ -370,6 +370,7 @@ fn resolve_overlaps(rules: &RuleSet, matches: &mut [RawMatch]) {
             m.start,
             std::cmp::Reverse(m.end),
             generic(m),
+            rules.rules[m.rule].provider.is_none(),
         )
     });
     let mut last: Option<(crate::finding::Category, usize)> = None;

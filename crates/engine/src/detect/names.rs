@@ -92,6 +92,8 @@ const NOT_SECRET_WORDS: &[&str] = &[
     "lookup",
     "csrf",
     "xsrf",
+    // Rails' name for its CSRF token.
+    "authenticity",
 ];
 
 /// The words of the name, split at `_`, `.`, `-` and lower-to-upper steps (`appId` →

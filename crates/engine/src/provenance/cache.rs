@@ -47,6 +47,9 @@ pub struct HashCache {
     entries: Mutex<HashMap<String, Entry>>,
     key: FingerprintKey,
     pub stats: Stats,
+    /// A hash was recorded since the cache was read: only then is it written back (a
+    /// scan of unchanged or no files costs no rewrite and no fsync).
+    changed: std::sync::atomic::AtomicBool,
 }
 
 impl HashCache {
@@ -57,6 +60,7 @@ impl HashCache {
             entries: Mutex::new(HashMap::new()),
             key: FingerprintKey::from_bytes([0; 32]),
             stats: Stats::default(),
+            changed: Default::default(),
         }
     }
 
@@ -109,6 +113,7 @@ impl HashCache {
             entries: Mutex::new(entries),
             key: FingerprintKey::from_bytes([0; 32]),
             stats: Stats::default(),
+            changed: Default::default(),
         }
     }
 
@@ -120,6 +125,7 @@ impl HashCache {
     /// Records the hash of a file the scan has just read.
     pub fn record(&self, path: &Path, stamp: Stamp, sha256: &str) {
         let key = self.digest(path);
+        self.changed.store(true, Ordering::Relaxed);
         self.lock().insert(
             key.clone(),
             Entry {
@@ -158,6 +164,9 @@ impl HashCache {
         let Some(file) = &self.file else {
             return Ok(());
         };
+        if !self.changed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let dir = file.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut entries: Vec<Entry> = self.lock().values().cloned().collect();

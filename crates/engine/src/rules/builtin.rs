@@ -29,6 +29,7 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
     rule_file!("providers-comms.toml"),
     rule_file!("providers-business.toml"),
     rule_file!("providers-near.toml"),
+    rule_file!("providers-extra.toml"),
 ];
 
 #[cfg(test)]

@@ -18,15 +18,18 @@
 
 use crate::error::{Error, Result};
 use crate::rules::RuleSpec;
+use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, Hir};
+use std::sync::OnceLock;
 
 /// A quote as written, or escaped inside a quoted string.
 const QUOTE: &str = r#"(?:\\?["'`])?"#;
 
 /// Rewrites a `near` rule into a plain one: its regex wrapped, its words added to its
-/// keywords and (unless it names its own) its member names. Other rules pass through.
-pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<RuleSpec> {
+/// keywords and (unless it names its own) its member names, with the wrapped regex's
+/// syntax tree. Other rules pass through, with no tree.
+pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<(RuleSpec, Option<Hir>)> {
     if spec.near.is_empty() {
-        return Ok(spec);
+        return Ok((spec, None));
     }
     let bad = |why: &str| Error::rules(origin, format!("rule `{}`: {why}", spec.id));
     let Some(shape) = spec.regex.take() else {
@@ -37,11 +40,20 @@ pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<RuleSpec> {
             "with `near`, `regex` is the value's shape alone; the rule makes the `value` group",
         ));
     }
+    if shape
+        .match_indices('(')
+        .any(|(i, _)| !shape[i + 1..].starts_with('?') && !shape[..i].ends_with('\\'))
+    {
+        return Err(bad(
+            "with `near`, group the shape with `(?:…)`: the rule makes the only capture",
+        ));
+    }
     if let Some(w) = spec.near.iter().find(|w| w.trim().len() < 3) {
         return Err(bad(&format!(
             "`near` word `{w}` is too short to name a provider"
         )));
     }
+    let tree = syntax_tree(&spec.near, &shape).map_err(|e| bad(&format!("bad regex: {e}")))?;
     spec.regex = Some(pattern(&spec.near, &shape));
     for w in &spec.near {
         if !spec.keywords.iter().any(|k| k.eq_ignore_ascii_case(w)) {
@@ -51,7 +63,7 @@ pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<RuleSpec> {
     if spec.member_names.is_empty() {
         spec.member_names = spec.near.clone();
     }
-    Ok(spec)
+    Ok((spec, Some(tree)))
 }
 
 /// A provider's name runs on into these words without a break (`snykapikey`,
@@ -91,6 +103,11 @@ pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
 /// written capitalised); and before a separator, a capital, a digit, a quote or one of
 /// [`RUN_ON`]. So `rookTable` and `SetSysctl` hold no `okta` or `etsy`.
 fn pattern(words: &[String], shape: &str) -> String {
+    format!("{}{}(?P<value>{shape}){END}", name(words), after_name())
+}
+
+/// The provider's name in any of its styles.
+fn name(words: &[String]) -> String {
     let any_case = words
         .iter()
         .map(|w| regex::escape(w))
@@ -109,31 +126,129 @@ fn pattern(words: &[String], shape: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("|");
-    let start = r"(?:^|[^A-Za-z0-9])";
-    let name = if humped.is_empty() {
-        format!(r"{start}(?:[A-Za-z0-9_.-]{{0,24}}?[_.-])?(?i:{any_case})")
+    if humped.is_empty() {
+        format!("{START}{PREFIX}(?i:{any_case})")
     } else {
+        format!("(?:{START}{PREFIX}(?i:{any_case})|{START}{HUMP_PREFIX}(?:{humped}))")
+    }
+}
+
+/// Where a name may start: the start of the text or a byte that is no letter or digit.
+const START: &str = r"(?:^|[^A-Za-z0-9])";
+/// Words of the name before the provider's, ending in a separator (`x_`, `my.`).
+const PREFIX: &str = r"(?:[A-Za-z0-9_.-]{0,24}?[_.-])?";
+/// Words of the name before the provider's capitalised one (`my` of `myOktaKey`).
+const HUMP_PREFIX: &str = r"[A-Za-z0-9_.-]{0,23}?[a-z0-9]";
+
+/// Everything between the name and the value, the same for every rule.
+fn after_name() -> &'static str {
+    static AFTER: OnceLock<String> = OnceLock::new();
+    AFTER.get_or_init(|| {
         format!(
-            r"(?:{start}(?:[A-Za-z0-9_.-]{{0,24}}?[_.-])?(?i:{any_case})|{start}[A-Za-z0-9_.-]{{0,23}}?[a-z0-9](?:{humped}))"
+            concat!(
+                // The rest of the name, which must not run on as a longer lower-case word.
+                r"(?:(?:[A-Z0-9_.-]|(?i:{run_on}))[A-Za-z0-9_.-]{{0,32}}?)?",
+                // A word or two more, as in a log line's `Using dropbox KEY=…`.
+                r"(?:[ \t]{{1,4}}[A-Za-z0-9_.-]{{1,24}}){{0,2}}?",
+                "{q}[ \\t]{{0,8}}",
+                r"(?::{{1,3}}=|\?=|=>|->|[:=>,])",
+                "[ \\t]{{0,8}}{q}",
+            ),
+            run_on = RUN_ON.join("|"),
+            q = QUOTE,
         )
-    };
-    format!(
-        concat!(
-            "{name}",
-            // The rest of the name, which must not run on as a longer lower-case word.
-            r"(?:(?:[A-Z0-9_.-]|(?i:{run_on}))[A-Za-z0-9_.-]{{0,32}}?)?",
-            // A word or two more, as in a log line's `Using dropbox KEY=…`.
-            r"(?:[ \t]{{1,4}}[A-Za-z0-9_.-]{{1,24}}){{0,2}}?",
-            "{q}[ \\t]{{0,8}}",
-            r"(?::{{1,3}}=|\?=|=>|->|[:=>,])",
-            "[ \\t]{{0,8}}{q}",
-            r"(?P<value>{shape})(?:[^A-Za-z0-9_-]|$)",
-        ),
-        name = name,
-        run_on = RUN_ON.join("|"),
-        shape = shape,
-        q = QUOTE,
-    )
+    })
+}
+
+/// Where the value ends.
+const END: &str = r"(?:[^A-Za-z0-9_-]|$)";
+
+/// The syntax tree of [`pattern`]`(words, shape)`, put together from parsed parts: the
+/// parts every rule shares are parsed once, so three hundred rules cost three hundred
+/// small parses at start-up rather than three hundred of the whole pattern.
+fn syntax_tree(words: &[String], shape: &str) -> std::result::Result<Hir, String> {
+    let shared = SHARED
+        .get_or_init(Shared::parse)
+        .as_ref()
+        .map_err(Clone::clone)?;
+    let value = Hir::capture(Capture {
+        index: 1,
+        name: Some("value".into()),
+        sub: Box::new(super::pattern::parse(shape)?),
+    });
+    Ok(Hir::concat(vec![
+        shared.name(words),
+        shared.after.clone(),
+        value,
+        shared.end.clone(),
+    ]))
+}
+
+static SHARED: OnceLock<std::result::Result<Shared, String>> = OnceLock::new();
+
+/// The parsed parts of [`pattern`] that hold no provider word.
+struct Shared {
+    start: Hir,
+    prefix: Hir,
+    hump_prefix: Hir,
+    after: Hir,
+    end: Hir,
+}
+
+impl Shared {
+    fn parse() -> std::result::Result<Shared, String> {
+        let parse = super::pattern::parse;
+        Ok(Shared {
+            start: parse(START)?,
+            prefix: parse(PREFIX)?,
+            hump_prefix: parse(HUMP_PREFIX)?,
+            after: parse(after_name())?,
+            end: parse(END)?,
+        })
+    }
+
+    /// [`name`]'s tree, built rather than parsed: a provider's words are literals,
+    /// matched ASCII case-insensitively, or with the first letter a capital.
+    fn name(&self, words: &[String]) -> Hir {
+        let any_case = Hir::alternation(
+            words
+                .iter()
+                .map(|w| Hir::concat(w.bytes().map(any_case_byte).collect()))
+                .collect(),
+        );
+        let humped: Vec<Hir> = words
+            .iter()
+            .filter(|w| w.as_bytes().first().is_some_and(u8::is_ascii_alphabetic))
+            .map(|w| {
+                let b = w.as_bytes();
+                let mut parts = vec![Hir::literal([b[0].to_ascii_uppercase()])];
+                parts.extend(b[1..].iter().copied().map(any_case_byte));
+                Hir::concat(parts)
+            })
+            .collect();
+        let plain = Hir::concat(vec![self.start.clone(), self.prefix.clone(), any_case]);
+        if humped.is_empty() {
+            return plain;
+        }
+        let humped = Hir::concat(vec![
+            self.start.clone(),
+            self.hump_prefix.clone(),
+            Hir::alternation(humped),
+        ]);
+        Hir::alternation(vec![plain, humped])
+    }
+}
+
+/// One byte of a word, either case when it is a letter.
+fn any_case_byte(b: u8) -> Hir {
+    if !b.is_ascii_alphabetic() {
+        return Hir::literal([b]);
+    }
+    let (lo, up) = (b.to_ascii_lowercase(), b.to_ascii_uppercase());
+    Hir::class(Class::Bytes(ClassBytes::new([
+        ClassBytesRange::new(up, up),
+        ClassBytesRange::new(lo, lo),
+    ])))
 }
 
 #[cfg(test)]
@@ -156,7 +271,7 @@ mod tests {
 
     #[test]
     fn every_form_of_a_name_finds_the_value() {
-        let rule = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+        let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
         let v = "k2q8x0vz4m7c1ba";
         for text in [
             format!("dropbox_token = \"{v}\""),
@@ -178,7 +293,7 @@ mod tests {
 
     #[test]
     fn a_value_of_another_shape_or_with_no_operator_is_not_found() {
-        let rule = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+        let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
         assert_eq!(
             finds(&rule, "dropbox_token = k2q8x0vz4m7c1ba9"),
             None,
@@ -244,11 +359,47 @@ mod tests {
         }
     }
 
+    /// The tree put together from parts says what parsing the whole pattern says, for
+    /// every built-in `near` rule: where windows open, how far a match reaches, which
+    /// bytes it needs.
+    #[test]
+    fn the_tree_from_parts_is_the_parsed_pattern() {
+        let specs = crate::rules::collect_specs(Vec::new(), &[]).expect("built-in rules");
+        let mut seen = 0;
+        for s in specs.into_iter().filter(|s| !s.spec.near.is_empty()) {
+            let keywords = s.spec.near.clone();
+            let (rule, tree) = expand(&s.origin, s.spec).expect("expands");
+            let source = rule.regex.as_deref().expect("regex");
+            let parts = super::super::pattern::analysed(source, tree.expect("tree"), &keywords);
+            let whole = super::super::pattern::compile_lazy("t", &rule.id, source, &keywords)
+                .expect("parses");
+            let facts = |p: &super::super::pattern::Pattern| {
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                    p.value_group,
+                    p.reach,
+                    p.implied_trigger,
+                    p.required,
+                    p.alphabet,
+                    p.digit_lead,
+                    p.bounded_value,
+                    p.whole_len
+                )
+            };
+            assert_eq!(facts(&parts), facts(&whole), "{}", rule.id);
+            seen += 1;
+        }
+        assert!(seen > 300, "{seen} near rules");
+    }
+
     #[test]
     fn a_near_rule_must_give_a_shape_without_its_own_value_group() {
         let err = expand("f.toml", spec(&["dropbox"], "(?P<value>[a-z]{4})")).unwrap_err();
         assert!(err.to_string().contains("shape alone"), "{err}");
         let err = expand("f.toml", spec(&["db"], "[a-z]{4}")).unwrap_err();
         assert!(err.to_string().contains("too short"), "{err}");
+        let err = expand("f.toml", spec(&["dropbox"], "([a-z]{4}|[0-9]{8})")).unwrap_err();
+        assert!(err.to_string().contains("(?:"), "{err}");
+        assert!(expand("f.toml", spec(&["dropbox"], r"\([a-z]{4}\)")).is_ok());
     }
 }

@@ -195,12 +195,18 @@ pub(super) fn parse(source: &str) -> std::result::Result<Hir, String> {
 pub fn compile_lazy(origin: &str, id: &str, source: &str, keywords: &[String]) -> Result<Pattern> {
     let bad = |e: String| Error::rules(origin, format!("rule `{id}`: bad regex: {e}"));
     let hir = parse(source).map_err(bad)?;
+    Ok(analysed(source, hir, keywords))
+}
+
+/// [`compile_lazy`] given the syntax tree of `source`, put together by the caller (a
+/// `near` rule's shared parts are parsed once, not once per rule).
+pub(super) fn analysed(source: &str, hir: Hir, keywords: &[String]) -> Pattern {
     let value_group = capture_index(&hir, "value");
     let reach = Reach {
         max_len: hir.properties().maximum_len(),
         single_line: single_line(&hir),
     };
-    Ok(Pattern {
+    Pattern {
         built: OnceLock::new(),
         source: source.to_string(),
         value_group,
@@ -211,7 +217,7 @@ pub fn compile_lazy(origin: &str, id: &str, source: &str, keywords: &[String]) -
         digit_lead: super::lead::digit_lead(&hir),
         bounded_value: super::lead::bounded_value(&hir),
         whole_len: whole_len(&hir),
-    })
+    }
 }
 
 /// The bytes whose occurrences open the rule's windows: its one-byte keywords, or

@@ -60,7 +60,7 @@ fn pattern_of(origin: &str, spec: &RuleSpec) -> Result<String> {
 
 fn compile_rule(s: Sourced) -> Result<Rule> {
     let Sourced { origin, spec } = s;
-    let spec = super::near::expand(&origin, spec)?;
+    let (spec, near_tree) = super::near::expand(&origin, spec)?;
     let id = spec.id.clone();
     if id.is_empty()
         || !id
@@ -81,7 +81,9 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
     let pattern = pattern_of(&origin, &spec)?;
     // Built-in regexes are built on first use (a test builds every one); an operator's
     // are built now, so a bad one stops the run at load.
-    let compiled = if origin.starts_with("built-in ") {
+    let compiled = if let (true, Some(tree)) = (origin.starts_with("built-in "), near_tree) {
+        pattern::analysed(&pattern, tree, &spec.keywords)
+    } else if origin.starts_with("built-in ") {
         pattern::compile_lazy(&origin, &id, &pattern, &spec.keywords)?
     } else {
         pattern::compile(&origin, &id, &pattern, &spec.keywords)?

@@ -62,7 +62,10 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     if v.contains('(') || v.contains('[') {
         return Some(Reason::CodeReference);
     }
-    if v.starts_with(['$', '%', '{', '<', '!', '/', '~']) || v.contains("${") || v.contains("{{") {
+    if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_ciphertext(v))
+        || v.contains("${")
+        || v.contains("{{")
+    {
         return Some(Reason::TemplateSlot);
     }
     // `YourBrowserStackAccessKey`, `your_token`: the slot, named.
@@ -113,6 +116,22 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     // Only where the pattern knows nothing of the value's shape: a keyword rule's
     // value may be a real password that happens to hold the word.
     (password && (slot_prefix || the_word)).then_some(Reason::Placeholder)
+}
+
+/// `{AQAAABAAAAA…}`: Jenkins' ciphertext in braces, not a `{name}` slot. The inside is
+/// long base64 of mixed case and digits, which no template's name is. (Jenkins' key
+/// lives beside its ciphertext; Spring's `{cipher}…` is meant to be committed and stays
+/// a slot.)
+fn braced_ciphertext(v: &str) -> bool {
+    let inner = v.strip_prefix('{').unwrap_or(v);
+    let inner = inner.strip_suffix('}').unwrap_or(inner);
+    inner.len() >= 24
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        && inner.bytes().any(|b| b.is_ascii_digit())
+        && inner.bytes().any(|b| b.is_ascii_uppercase())
+        && inner.bytes().any(|b| b.is_ascii_lowercase())
 }
 
 /// The name the value is assigned to says it is a hash or ciphertext of a password
