@@ -140,21 +140,82 @@ fn is_compound_name(label: &[u8]) -> bool {
                 .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase()))
 }
 
-/// One token as keys are written: letters, digits, `+/_.~-`, base64 padding at the end;
-/// not a path or file name (a `/` or a `.` followed by letters only, as `cert.p12` and
-/// `corp.example.com` end) and not an assignment of its own (`NAME=value`).
+/// One token as keys are written: letters, digits, `+/_.~-=%`; not a path or file name
+/// (a `/` first, or a short extension after the last `.`, as `cert.p12` and
+/// `corp.example.com` end) and not an assignment of its own (`NAME=value`: one `=`
+/// inside, after a name; a token's alphabet may hold `=` anywhere and often).
 fn is_plain_token(value: &[u8]) -> bool {
     let body = value
         .strip_suffix(b"==")
         .or_else(|| value.strip_suffix(b"="))
         .unwrap_or(value);
-    let token = body
-        .iter()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'.' | b'~' | b'-'));
+    let token = body.iter().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'+' | b'/' | b'_' | b'.' | b'~' | b'-' | b'=' | b'%')
+    });
     let named_file = body.rsplit(|&b| b == b'.').next().is_some_and(|ext| {
         ext.len() < body.len()
             && (1..=5).contains(&ext.len())
-            && ext.iter().all(u8::is_ascii_alphabetic)
+            && ext[0].is_ascii_alphabetic()
+            && ext.iter().all(u8::is_ascii_alphanumeric)
     });
-    token && !named_file && !body.starts_with(b"/") && !body.starts_with(b"./")
+    token
+        && !named_file
+        && !body.starts_with(b"/")
+        && !body.starts_with(b"./")
+        && !is_assignment(body)
+}
+
+/// `NAME=value`: exactly one `=`, after something written as a name (or an option:
+/// `-Dname=`, `--name=`).
+fn is_assignment(body: &[u8]) -> bool {
+    let start = body.iter().take_while(|&&b| b == b'-').count();
+    let mut parts = body[start..].split(|&b| b == b'=');
+    let (Some(name), Some(_), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    name.first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && name
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_may_hold_equals_signs_an_assignment_holds_one() {
+        for token in [
+            "Qm7vT2kX9pL4wZ8rN3cF6hJ1yB5dS0aG",
+            "c3ZjLWV2YWw6cVc3LXhMMm1aOQ==",
+            "r4q8v0pq=u3uofbc=qkst4zy_0",
+            "01-66m=bekg2ope6-mtsb",
+            "ab%2Fcd9Xk2mQ7vT2kX9pL4",
+        ] {
+            assert!(is_plain_token(token.as_bytes()), "{token}");
+        }
+        for not in [
+            "API_VERSION=rc0.13.0_20230412",
+            "MantleAPI_version=9a038989604e8da62ecd",
+            "certs/server.p12",
+            "/run/secrets/token",
+            "corp.example.com",
+            "two words",
+            "-DKEYTAB_FILE=/srv/app.keytab",
+        ] {
+            assert!(!is_plain_token(not.as_bytes()), "{not}");
+        }
+    }
+
+    #[test]
+    fn compound_names_label_single_words_do_not() {
+        for name in ["DB_PASSWORD", "api-token", "apiKey", "slack.bot.token"] {
+            assert!(is_compound_name(name.as_bytes()), "{name}");
+        }
+        for not in ["secret", "passwd", "_token", "api key", "Token"] {
+            assert!(!is_compound_name(not.as_bytes()), "{not}");
+        }
+    }
 }
