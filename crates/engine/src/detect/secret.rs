@@ -173,12 +173,19 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
     let Ok(decoded) = LENIENT.decode(value) else {
         return false;
     };
-    let Ok(text) = std::str::from_utf8(&decoded) else {
-        return false;
-    };
+    // A byte or two mistyped in the base64 leaves the rest of the pair readable: judged
+    // on what decodes, with the user whole and most of the password intact.
+    let text = String::from_utf8_lossy(&decoded);
     let Some((user, password)) = text.split_once(':') else {
         return false;
     };
+    let damaged = password
+        .chars()
+        .filter(|&c| c == char::REPLACEMENT_CHARACTER)
+        .count();
+    if user.contains(char::REPLACEMENT_CHARACTER) || damaged * 8 > password.chars().count() {
+        return false;
+    }
     let lower = password.to_ascii_lowercase();
     !user.is_empty()
         && !user.chars().any(char::is_control)
@@ -370,6 +377,19 @@ mod tests {
             assert!(!is_basic_credential(enc(stand_in).as_bytes()), "{stand_in}");
         }
         assert!(!is_basic_credential(b"not base64!"));
+        // One mistyped byte in a long password still leaves the pair readable; a
+        // damaged user name, or a password mostly damaged, is no pair.
+        let engine = base64::engine::general_purpose::STANDARD;
+        let damaged = |s: &[u8]| engine.encode(s);
+        assert!(is_basic_credential(
+            damaged(b"svc-eval:vzcAdasejf\x95ZbP76UBc43MT11").as_bytes()
+        ));
+        assert!(!is_basic_credential(
+            damaged(b"sv\xffc:vzcAdasejfZbP76").as_bytes()
+        ));
+        assert!(!is_basic_credential(
+            damaged(b"svc:\x95\xfe\x81\xc0ab").as_bytes()
+        ));
         assert!(is_credential_like(b"s3cr3t-v4lue-91"));
     }
 }

@@ -62,7 +62,7 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     if v.contains('(') || v.contains('[') {
         return Some(Reason::CodeReference);
     }
-    if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_ciphertext(v))
+    if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_random(v))
         || v.contains("${")
         || v.contains("{{")
     {
@@ -118,17 +118,18 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     (password && (slot_prefix || the_word)).then_some(Reason::Placeholder)
 }
 
-/// `{AQAAABAAAAA…}`: Jenkins' ciphertext in braces, not a `{name}` slot. The inside is
-/// long base64 of mixed case and digits, which no template's name is. (Jenkins' key
-/// lives beside its ciphertext; Spring's `{cipher}…` is meant to be committed and stays
-/// a slot.)
-fn braced_ciphertext(v: &str) -> bool {
+/// `{AQAAABAAAAA…}` (Jenkins' ciphertext), `{ZqL5kVrX1n8tA2}`: random characters in
+/// braces, not a `{name}` slot. The inside mixes capitals, small letters and digits
+/// over a dozen characters or more, which no template's name does. (Jenkins' key lives
+/// beside its ciphertext; Spring's `{cipher}…` is meant to be committed and stays a
+/// slot.)
+fn braced_random(v: &str) -> bool {
     let inner = v.strip_prefix('{').unwrap_or(v);
     let inner = inner.strip_suffix('}').unwrap_or(inner);
-    inner.len() >= 24
+    inner.len() >= 12
         && inner
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-'))
         && inner.bytes().any(|b| b.is_ascii_digit())
         && inner.bytes().any(|b| b.is_ascii_uppercase())
         && inner.bytes().any(|b| b.is_ascii_lowercase())

@@ -437,6 +437,7 @@ fn credentials_that_are_code_or_templates() {
     assert_eq!(pw("Dragonfly", "password = "), Confidence::Medium);
     // Braces round a name are a slot; round long mixed base64, Jenkins' ciphertext.
     assert_eq!(pw("{DB_PASSWORD}", "password = "), Confidence::Low);
+    assert_eq!(pw("{ZqL5kVrX1n8tA2}", "password = "), Confidence::Medium);
     assert_eq!(
         pw(
             "{AQAAABAAAAAQk7ZqP3xWm9R2vT8nL4cY1hJ6dF0sG5a=}",
