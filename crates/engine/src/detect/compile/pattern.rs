@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 
 /// Compiled program size cap per regex: generous for real rules, fatal for `(a{1000}){1000}`.
 pub const REGEX_SIZE_LIMIT: usize = 4 << 20;
+/// Most a lazy DFA cache grows to, per regex and thread.
+const HYBRID_CACHE: usize = 512 << 10;
 
 /// How far a match of an unbounded rule (`[^\s]+`) is looked for on each side of the
 /// keyword that let it run. A longer match is still reported, cut at this distance.
@@ -155,7 +157,7 @@ fn builder() -> meta::Builder {
                 .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
                 .onepass_size_limit(Some(REGEX_SIZE_LIMIT))
                 .dfa_size_limit(Some(REGEX_SIZE_LIMIT))
-                .hybrid_cache_capacity(REGEX_SIZE_LIMIT),
+                .hybrid_cache_capacity(HYBRID_CACHE),
         );
     b
 }
