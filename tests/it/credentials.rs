@@ -243,6 +243,12 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         serde_json::json!({"name": "TLS_KEY_FILE", "value": "certs/server.p12"}),
         serde_json::json!({"name": "api-key", "value": "API_VERSION=rc0.13.0_20230412"}),
         serde_json::json!({"name": "google-api-key", "value": "AIzaQm7vT2kX9pL4wZ8rN3cF6hJ1yB5dS0aGxx77"}),
+        // A label's own name says no credential, or the member holding it names
+        // nothing (an action, a tool).
+        serde_json::json!({"name": "CACHE_KEY", "value": random}),
+        serde_json::json!({"name": "FAKE_API_KEY", "value": random}),
+        serde_json::json!({"action": "datadog", "screenshot": dd}),
+        serde_json::json!({"tool": "get_access_token", "request": random}),
         // Two labels are two names, not a name and its value.
         serde_json::json!({"kind": "slack-bot-token", "alias": "xoxb-Slack_BOT_TOKEN"}),
     ];

@@ -49,8 +49,24 @@ pub(super) fn detect_labelled(
             continue;
         };
         let label = &unit.text[seg.start..seg.end];
+        // Only a member that names things labels (`"provider": …`, `"Name": …`): an
+        // action, an instruction or an answer holding a provider's word is no label.
+        // And a label says what its own name says: `CACHE_KEY`, `nextPageToken` or
+        // `FAKE_API_KEY` label no credential, as the same names do assigned.
+        if !seg
+            .node
+            .and_then(|n| unit.paths.last_key(n))
+            .is_some_and(names_things)
+            || crate::detect::names::named_as_not_secret(label, None)
+            || crate::detect::names::named_as_not_real(label, None)
+        {
+            continue;
+        }
         let index = if is_compound_name(label) {
             names
+        } else if label.iter().filter(|b| b.is_ascii_whitespace()).count() > 3 {
+            // A sentence, not a name in words (`Stripe API key`).
+            continue;
         } else {
             words
         };
@@ -123,6 +139,37 @@ fn member_of(unit: &Unit, node: Option<NodeId>) -> Option<NodeId> {
     let node = node?;
     unit.paths.last_key(node)?;
     unit.paths.parent(node)
+}
+
+/// The words of a member name that say its value names something: the provider or
+/// service a record is about, or the name of a name/value pair.
+const NAMING_WORDS: &[&str] = &[
+    "provider",
+    "service",
+    "vendor",
+    "platform",
+    "integration",
+    "type",
+    "kind",
+    "name",
+    "key",
+    "label",
+    "variable",
+    "var",
+    "env",
+    "parameter",
+    "param",
+    "field",
+    "setting",
+    "detector",
+    "rule",
+    "title",
+];
+
+fn names_things(key: &str) -> bool {
+    crate::detect::names::name_words(key)
+        .iter()
+        .any(|w| NAMING_WORDS.contains(&w.as_str()))
 }
 
 /// Written as a name of two words or more: letters, digits and `_.-` only, with a

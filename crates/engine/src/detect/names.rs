@@ -96,6 +96,22 @@ const NOT_SECRET_WORDS: &[&str] = &[
     "authenticity",
 ];
 
+/// Names whose last two words say no credential: a GPG key's fingerprint (official
+/// images set `GPG_KEY`), a storage object's path, a push notification device id, a
+/// paging cursor (OAI-PMH's `resumptionToken`).
+const NOT_SECRET_ENDINGS: &[(&str, &str)] = &[
+    ("gpg", "key"),
+    ("pgp", "key"),
+    ("object", "key"),
+    ("device", "token"),
+    ("resumption", "token"),
+];
+
+/// The words of a name (`SecretKeyRef` → `secret`, `key`, `ref`).
+pub fn name_words(name: &str) -> Vec<String> {
+    words(name.as_bytes(), None)
+}
+
 /// The words of the name, split at `_`, `.`, `-` and lower-to-upper steps (`appId` →
 /// `app`, `id`), lowercased.
 fn words(before: &[u8], key: Option<&str>) -> Vec<String> {
@@ -177,6 +193,11 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
         || (last == Some("token")
             && words.len() >= 2
             && matches!(words[words.len() - 2].as_str(), "client" | "request"))
+        || (words.len() >= 2
+            && NOT_SECRET_ENDINGS.contains(&(
+                words[words.len() - 2].as_str(),
+                words[words.len() - 1].as_str(),
+            )))
 }
 
 #[cfg(test)]

@@ -58,6 +58,11 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     if (!quoted || !password) && identifier_chars && (snake_or_lower || camel) {
         return Some(Reason::CodeReference);
     }
+    // Words joined (`key_not_found_in_config_v2`, `generated-at-deploy-time`): a name
+    // or a phrase. A token's pieces are random; a passphrase is words on purpose.
+    if !password && worded(v) {
+        return Some(Reason::CodeReference);
+    }
     // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).
     if v.contains('(') || v.contains('[') {
         return Some(Reason::CodeReference);
@@ -116,6 +121,16 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     // Only where the pattern knows nothing of the value's shape: a keyword rule's
     // value may be a real password that happens to hold the word.
     (password && (slot_prefix || the_word)).then_some(Reason::Placeholder)
+}
+
+/// Three pieces or more between `-`, `_` and `.`, three in four of them letters only.
+fn worded(v: &str) -> bool {
+    let pieces: Vec<&str> = v.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
+    let words = pieces
+        .iter()
+        .filter(|p| p.len() >= 2 && p.bytes().all(|b| b.is_ascii_alphabetic()))
+        .count();
+    pieces.len() >= 3 && words * 4 >= pieces.len() * 3
 }
 
 /// `{AQAAABAAAAA…}` (Jenkins' ciphertext), `{ZqL5kVrX1n8tA2}`: random characters in

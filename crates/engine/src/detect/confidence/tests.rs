@@ -453,4 +453,32 @@ fn credentials_that_are_code_or_templates() {
         Role::Unknown,
     );
     assert_eq!(generic.confidence, Confidence::Low);
+    let key = |v| {
+        judged(
+            "secret.generic_api_key",
+            v,
+            "api_key = \"",
+            "\"",
+            Role::Unknown,
+        )
+        .confidence
+    };
+    for v in [
+        "key_not_found_in_config_v2",
+        "generated-at-deploy-time",
+        "HS256-with-rotation-policy",
+    ] {
+        assert_eq!(key(v), Confidence::Low, "{v}");
+    }
+    for v in [
+        "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+    ] {
+        assert_eq!(key(v), Confidence::High, "{v}");
+    }
+    // A passphrase is words on purpose.
+    assert_eq!(
+        pw("correct-horse-battery-staple", "password = "),
+        Confidence::Medium
+    );
 }
