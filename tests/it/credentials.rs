@@ -230,6 +230,8 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         serde_json::json!({"provider": "datadog", "output": dd}),
         serde_json::json!({"Name": "PAYMENTS_API_TOKEN", "Value": random}),
         serde_json::json!({"service": "Datadog API", "value": format!(" {dd} ")}),
+        // A `value` member takes its object's name (Terraform outputs).
+        serde_json::json!({"outputs": {"deploy_password": {"value": random, "sensitive": true}}}),
     ];
     let clean = [
         // A provider's name labels only a whole value of the provider's shape.
@@ -249,6 +251,7 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         serde_json::json!({"name": "FAKE_API_KEY", "value": random}),
         serde_json::json!({"action": "datadog", "screenshot": dd}),
         serde_json::json!({"tool": "get_access_token", "request": random}),
+        serde_json::json!({"cache_key": {"value": random}, "token_sha256": {"value": dd}}),
         // Two labels are two names, not a name and its value.
         serde_json::json!({"kind": "slack-bot-token", "alias": "xoxb-Slack_BOT_TOKEN"}),
     ];
@@ -263,7 +266,7 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         .filter(|f| f.0 == "leaks.jsonl")
         .map(|f| f.1)
         .collect();
-    assert_eq!(leak_lines, (1..=3).collect(), "{found:?}");
+    assert_eq!(leak_lines, (1..=4).collect(), "{found:?}");
     assert!(
         found.iter().all(|f| f.0 == "leaks.jsonl"),
         "labels read too widely: {found:?}"

@@ -134,6 +134,64 @@ pub(super) fn detect_labelled(
     }
 }
 
+/// `{"DB_PASSWORD": {"value": "…"}}`, Terraform's `{"db_password": {"value": "…",
+/// "sensitive": true}}`: a `value` member takes its object's name, and is read as
+/// `DB_PASSWORD=…` the way a member of that name would be (the whole value only).
+pub(super) fn detect_wrapped(
+    rules: &RuleSet,
+    unit: &Unit,
+    scratch: &mut Scratch,
+    out: &mut Vec<super::RawMatch>,
+) {
+    let Some(names) = &rules.members else {
+        return;
+    };
+    for value in &unit.segments {
+        let Some(node) = value.node.filter(|_| !value.is_key) else {
+            continue;
+        };
+        if !unit
+            .paths
+            .last_key(node)
+            .is_some_and(|k| k.eq_ignore_ascii_case("value"))
+        {
+            continue;
+        }
+        let Some(name) = unit.paths.parent(node).and_then(|o| unit.paths.last_key(o)) else {
+            continue;
+        };
+        // The checks a member's name gets from its rule's validator, which here sees
+        // only `value`.
+        if crate::detect::names::named_as_not_secret(name.as_bytes(), None)
+            || crate::detect::names::named_as_not_real(name.as_bytes(), None)
+        {
+            continue;
+        }
+        names.rules_for(name.as_bytes(), &mut scratch.member_rules);
+        if scratch.member_rules.is_empty() {
+            continue;
+        }
+        let buf = &mut scratch.member_text;
+        buf.clear();
+        buf.extend_from_slice(name.as_bytes());
+        buf.push(b'=');
+        let offset = buf.len();
+        buf.extend_from_slice(&unit.text[value.start..value.end]);
+        for &ri in &scratch.member_rules {
+            search_named(
+                rules,
+                ri,
+                (&scratch.member_text, offset),
+                value.start,
+                true,
+                unit,
+                &mut scratch.engines,
+                out,
+            );
+        }
+    }
+}
+
 /// The object whose member `node` is, if it is one.
 fn member_of(unit: &Unit, node: Option<NodeId>) -> Option<NodeId> {
     let node = node?;

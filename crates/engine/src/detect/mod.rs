@@ -121,6 +121,7 @@ pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec
     }
     members::detect_members(rules, unit, scratch, out);
     labels::detect_labelled(rules, unit, scratch, out);
+    labels::detect_wrapped(rules, unit, scratch, out);
     if let Some(deny) = &rules.denylist
         && let Some(ri) = rules
             .rules
