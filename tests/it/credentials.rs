@@ -232,6 +232,8 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         serde_json::json!({"service": "Datadog API", "value": format!(" {dd} ")}),
         // A `value` member takes its object's name (Terraform outputs).
         serde_json::json!({"outputs": {"deploy_password": {"value": random, "sensitive": true}}}),
+        // A parameter store names its value by a path.
+        serde_json::json!({"Parameter": {"Name": "/prod/eval/DEPLOY_API_TOKEN", "Type": "SecureString", "Value": random}}),
     ];
     let clean = [
         // A provider's name labels only a whole value of the provider's shape.
@@ -266,7 +268,7 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         .filter(|f| f.0 == "leaks.jsonl")
         .map(|f| f.1)
         .collect();
-    assert_eq!(leak_lines, (1..=4).collect(), "{found:?}");
+    assert_eq!(leak_lines, (1..=5).collect(), "{found:?}");
     assert!(
         found.iter().all(|f| f.0 == "leaks.jsonl"),
         "labels read too widely: {found:?}"

@@ -48,7 +48,13 @@ pub(super) fn detect_labelled(
         let Some(object) = member_of(unit, seg.node) else {
             continue;
         };
-        let label = &unit.text[seg.start..seg.end];
+        // A parameter store's name is a path (`/prod/eval/db_password`): its last
+        // step is the name.
+        let whole = &unit.text[seg.start..seg.end];
+        let label = whole
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(whole, |i| &whole[i + 1..]);
         // Only a member that names things labels (`"provider": …`, `"Name": …`): an
         // action, an instruction or an answer holding a provider's word is no label.
         // And a label says what its own name says: `CACHE_KEY`, `nextPageToken` or
