@@ -16,7 +16,7 @@
 //! provider's key does while failing that provider's shape (a shortened or made-up
 //! `AIza…`, `xoxb-…`): the provider's own rule is the judge of its prefix.
 
-use super::members::search_named;
+use super::members::{name_value, search_member_rules, search_named};
 use super::{RuleSet, Scratch};
 use crate::formats::{NodeId, Unit};
 
@@ -120,12 +120,8 @@ pub(super) fn detect_labelled(
                 continue;
             }
             let l = &unit.segments[label];
-            let buf = &mut scratch.member_text;
-            buf.clear();
-            buf.extend_from_slice(&unit.text[l.start..l.end]);
-            buf.push(b'=');
-            let offset = buf.len();
-            buf.extend_from_slice(&unit.text[start..end]);
+            let (name, value) = (&unit.text[l.start..l.end], &unit.text[start..end]);
+            let offset = name_value(&mut scratch.member_text, name, value);
             search_named(
                 rules,
                 ri,
@@ -174,27 +170,8 @@ pub(super) fn detect_wrapped(
             continue;
         }
         names.rules_for(name.as_bytes(), &mut scratch.member_rules);
-        if scratch.member_rules.is_empty() {
-            continue;
-        }
-        let buf = &mut scratch.member_text;
-        buf.clear();
-        buf.extend_from_slice(name.as_bytes());
-        buf.push(b'=');
-        let offset = buf.len();
-        buf.extend_from_slice(&unit.text[value.start..value.end]);
-        for &ri in &scratch.member_rules {
-            search_named(
-                rules,
-                ri,
-                (&scratch.member_text, offset),
-                value.start,
-                true,
-                unit,
-                &mut scratch.engines,
-                out,
-            );
-        }
+        let span = (value.start, value.end);
+        search_member_rules(rules, name.as_bytes(), span, true, unit, scratch, out);
     }
 }
 

@@ -37,26 +37,53 @@ pub(super) fn detect_members(
         if scratch.member_rules.is_empty() {
             continue;
         }
-        let buf = &mut scratch.member_text;
-        buf.clear();
-        buf.extend_from_slice(name.as_bytes());
-        buf.push(b'=');
-        let offset = buf.len();
-        buf.extend_from_slice(&unit.text[value.start..value.end]);
-        let seg = value.start;
-        for &ri in &scratch.member_rules {
-            let buf = &scratch.member_text;
-            search_named(
-                rules,
-                ri,
-                (buf, offset),
-                seg,
-                false,
-                unit,
-                &mut scratch.engines,
-                out,
-            );
-        }
+        let name = name.as_bytes();
+        search_member_rules(
+            rules,
+            name,
+            (value.start, value.end),
+            false,
+            unit,
+            scratch,
+            out,
+        );
+    }
+}
+
+/// Writes `name=value` into `buf`; returns where the value starts.
+pub(super) fn name_value(buf: &mut Vec<u8>, name: &[u8], value: &[u8]) -> usize {
+    buf.clear();
+    buf.extend_from_slice(name);
+    buf.push(b'=');
+    let offset = buf.len();
+    buf.extend_from_slice(value);
+    offset
+}
+
+/// Reads `unit.text[start..end]` as `name=value` with each rule of
+/// `scratch.member_rules` (see [`search_named`]).
+pub(super) fn search_member_rules(
+    rules: &RuleSet,
+    name: &[u8],
+    (start, end): (usize, usize),
+    whole: bool,
+    unit: &Unit,
+    scratch: &mut Scratch,
+    out: &mut Vec<super::RawMatch>,
+) {
+    let offset = name_value(&mut scratch.member_text, name, &unit.text[start..end]);
+    for &ri in &scratch.member_rules {
+        let buf = (&scratch.member_text[..], offset);
+        search_named(
+            rules,
+            ri,
+            buf,
+            start,
+            whole,
+            unit,
+            &mut scratch.engines,
+            out,
+        );
     }
 }
 
