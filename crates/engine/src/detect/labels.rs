@@ -55,6 +55,20 @@ pub(super) fn detect_labelled(
             .iter()
             .rposition(|&b| b == b'/')
             .map_or(whole, |i| &whole[i + 1..]);
+        let index = if is_compound_name(label) {
+            names
+        } else if label.iter().filter(|b| b.is_ascii_whitespace()).count() > 3 {
+            // A sentence, not a name in words (`Stripe API key`).
+            continue;
+        } else {
+            words
+        };
+        // The keyword search first: most short strings name no provider or credential,
+        // and the checks below split names into words.
+        index.rules_for(label, &mut scratch.member_rules);
+        if scratch.member_rules.is_empty() {
+            continue;
+        }
         // Only a member that names things labels (`"provider": …`, `"Name": …`): an
         // action, an instruction or an answer holding a provider's word is no label.
         // And a label says what its own name says: `CACHE_KEY`, `nextPageToken` or
@@ -68,15 +82,6 @@ pub(super) fn detect_labelled(
         {
             continue;
         }
-        let index = if is_compound_name(label) {
-            names
-        } else if label.iter().filter(|b| b.is_ascii_whitespace()).count() > 3 {
-            // A sentence, not a name in words (`Stripe API key`).
-            continue;
-        } else {
-            words
-        };
-        index.rules_for(label, &mut scratch.member_rules);
         labels.extend(scratch.member_rules.iter().map(|&ri| (object, i, ri)));
     }
     if labels.is_empty() {
