@@ -207,7 +207,20 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
 /// (`…123123123123`, `1234-1234-1234`). Random keys have none: a run of eight equal
 /// characters in 64 random hex digits has odds below one in a million.
 pub fn is_filler(v: &[u8]) -> bool {
-    is_run_filler(v) || repeated_unit(v)
+    is_run_filler(v) || repeated_unit(v) || mixed_case_hex(v)
+}
+
+/// Hex digits in both cases (`acdeFf05b1a6…`): a hex encoder writes one case, so a
+/// person typed this. Random base62 of twenty characters or more keeps to the hex
+/// letters with odds below one in a billion. The first four characters may be a
+/// provider's upper-case tag on lower-case hex (Twilio's `AC…`), so the cases must mix
+/// after them.
+fn mixed_case_hex(v: &[u8]) -> bool {
+    let tail = v.get(4..).unwrap_or_default();
+    v.len() >= 20
+        && v.iter().all(u8::is_ascii_hexdigit)
+        && tail.iter().any(u8::is_ascii_uppercase)
+        && tail.iter().any(u8::is_ascii_lowercase)
 }
 
 /// [`is_filler`] less the repeated unit: a password of one (`asdfasdfasdf`) is weak,
@@ -314,6 +327,17 @@ mod tests {
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
         assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
+    }
+
+    #[test]
+    fn hex_in_both_cases_is_typed_by_hand() {
+        assert!(is_filler(b"acdeFf05b1a6d4c890237bf08c5e6e8d2b4d0f2e"));
+        assert!(!is_filler(b"acdef05b1a6d4c890237bf08c5e6e8d2b4d0f2e"));
+        assert!(!is_filler(b"ACDEF05B1A6D4C890237BF08C5E6E8D2B4D0F2E"));
+        // Base62 that is not all hex letters keeps its case.
+        assert!(!is_filler(b"Qm9vW3xZpL8rT2vN6kJ4hD1s"));
+        assert!(!is_filler(b"Ab3F"));
+        assert!(!is_filler(b"ACd356c5f8315e1365d5f994ba93a0f4b7"));
     }
 
     #[test]
