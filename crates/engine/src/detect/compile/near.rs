@@ -16,6 +16,7 @@
 //! In a JSON record the name is a member's key: the words are also the rule's member
 //! names, so `{"dropbox_token": "…"}` is read as `dropbox_token=…`.
 
+use super::alphabet::{ByteSet, alphabet};
 use crate::error::{Error, Result};
 use crate::rules::RuleSpec;
 use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, Hir};
@@ -27,7 +28,10 @@ const QUOTE: &str = r#"(?:\\?["'`])?"#;
 /// Rewrites a `near` rule into a plain one: its regex wrapped, its words added to its
 /// keywords and (unless it names its own) its member names, with the wrapped regex's
 /// syntax tree. Other rules pass through, with no tree.
-pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<(RuleSpec, Option<Hir>)> {
+pub(super) fn expand(
+    origin: &str,
+    mut spec: RuleSpec,
+) -> Result<(RuleSpec, Option<(Hir, NearValue)>)> {
     if spec.near.is_empty() {
         return Ok((spec, None));
     }
@@ -53,7 +57,9 @@ pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<(RuleSpec, Opti
             "`near` word `{w}` is too short to name a provider"
         )));
     }
-    let tree = syntax_tree(&spec.near, &shape).map_err(|e| bad(&format!("bad regex: {e}")))?;
+    let shape_tree = super::pattern::parse(&shape).map_err(|e| bad(&format!("bad regex: {e}")))?;
+    let value = NearValue::of(&shape_tree);
+    let tree = syntax_tree(&spec.near, shape_tree).map_err(|e| bad(&format!("bad regex: {e}")))?;
     spec.regex = Some(pattern(&spec.near, &shape));
     for w in &spec.near {
         if !spec.keywords.iter().any(|k| k.eq_ignore_ascii_case(w)) {
@@ -63,7 +69,7 @@ pub(super) fn expand(origin: &str, mut spec: RuleSpec) -> Result<(RuleSpec, Opti
     if spec.member_names.is_empty() {
         spec.member_names = spec.near.clone();
     }
-    Ok((spec, Some(tree)))
+    Ok((spec, Some((tree, value))))
 }
 
 /// A provider's name runs on into these words without a break (`snykapikey`,
@@ -94,6 +100,83 @@ pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
             }),
             _ => true,
         }
+}
+
+/// Where an assignment's operator can follow the provider word ending at `text[end]`
+/// the way [`pattern`] requires: after only the rest of a name, a word or two, quotes
+/// and blanks, within the most [`name_rest`] can match. Prose naming a provider (`work
+/// together with`, `a comet's tail`) has none, and opens no window: a check on the
+/// keyword before any regex, as [`stands_as_name`] is.
+pub fn operator_after(text: &[u8], end: usize) -> Option<usize> {
+    let tail = text.get(end..)?;
+    for (i, &b) in tail.iter().enumerate().take(reaches().rest + 1) {
+        match b {
+            b':' | b'?' | b'=' | b'>' | b',' => return Some(end + i),
+            b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' => {}
+            b if b.is_ascii_alphanumeric() => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// What a `near` rule's value must look like right after the operator: a run of at
+/// least `min_len` bytes of its shape's alphabet.
+#[derive(Debug, Clone, Copy)]
+pub struct NearValue {
+    alphabet: ByteSet,
+    min_len: usize,
+}
+
+impl NearValue {
+    fn of(shape: &Hir) -> NearValue {
+        NearValue {
+            alphabet: alphabet(shape),
+            min_len: shape.properties().minimum_len().unwrap_or(0),
+        }
+    }
+
+    /// Whether a value of this shape can start after the operator at `text[op]`,
+    /// within the most [`operator`] can match: `dropbox, and` holds no 15 letters of a
+    /// key's alphabet there.
+    pub fn can_follow(&self, text: &[u8], op: usize) -> bool {
+        let latest = op + reaches().operator;
+        let mut run_start = op;
+        for (i, &b) in text.iter().enumerate().skip(op) {
+            if run_start > latest {
+                return false;
+            }
+            if !self.alphabet.contains(b) {
+                run_start = i + 1;
+            } else if i + 1 - run_start >= self.min_len {
+                return true;
+            }
+        }
+        self.min_len == 0 && run_start <= latest
+    }
+}
+
+/// The most bytes [`name_rest`] and [`operator`] can match.
+struct Reaches {
+    rest: usize,
+    operator: usize,
+}
+
+fn reaches() -> &'static Reaches {
+    static REACHES: OnceLock<Reaches> = OnceLock::new();
+    REACHES.get_or_init(|| {
+        // Unknown only if a shared part lost its bounds: then never refuse.
+        let most = |source: &str| {
+            super::pattern::parse(source)
+                .ok()
+                .and_then(|h| h.properties().maximum_len())
+                .unwrap_or(usize::MAX / 4)
+        };
+        Reaches {
+            rest: most(name_rest()),
+            operator: most(&operator()),
+        }
+    })
 }
 
 /// The shared pattern: name, up to two more words, operator, value, end of value.
@@ -143,7 +226,14 @@ const HUMP_PREFIX: &str = r"[A-Za-z0-9_.-]{0,23}?[a-z0-9]";
 /// Everything between the name and the value, the same for every rule.
 fn after_name() -> &'static str {
     static AFTER: OnceLock<String> = OnceLock::new();
-    AFTER.get_or_init(|| {
+    AFTER.get_or_init(|| format!("{}{}", name_rest(), operator()))
+}
+
+/// From the provider's word to the operator: the rest of the name, a word or two,
+/// quotes and blanks.
+fn name_rest() -> &'static str {
+    static REST: OnceLock<String> = OnceLock::new();
+    REST.get_or_init(|| {
         format!(
             concat!(
                 // The rest of the name, which must not run on as a longer lower-case word.
@@ -151,13 +241,16 @@ fn after_name() -> &'static str {
                 // A word or two more, as in a log line's `Using dropbox KEY=…`.
                 r"(?:[ \t]{{1,4}}[A-Za-z0-9_.-]{{1,24}}){{0,2}}?",
                 "{q}[ \\t]{{0,8}}",
-                r"(?::{{1,3}}=|\?=|=>|->|[:=>,])",
-                "[ \\t]{{0,8}}{q}",
             ),
             run_on = RUN_ON.join("|"),
             q = QUOTE,
         )
     })
+}
+
+/// Any assignment operator, and the blanks and quote before the value.
+fn operator() -> String {
+    format!(r"(?::{{1,3}}=|\?=|=>|->|[:=>,])[ \t]{{0,8}}{QUOTE}")
 }
 
 /// Where the value ends.
@@ -166,7 +259,7 @@ const END: &str = r"(?:[^A-Za-z0-9_-]|$)";
 /// The syntax tree of [`pattern`]`(words, shape)`, put together from parsed parts: the
 /// parts every rule shares are parsed once, so three hundred rules cost three hundred
 /// small parses at start-up rather than three hundred of the whole pattern.
-fn syntax_tree(words: &[String], shape: &str) -> std::result::Result<Hir, String> {
+fn syntax_tree(words: &[String], shape: Hir) -> std::result::Result<Hir, String> {
     let shared = SHARED
         .get_or_init(Shared::parse)
         .as_ref()
@@ -174,7 +267,7 @@ fn syntax_tree(words: &[String], shape: &str) -> std::result::Result<Hir, String
     let value = Hir::capture(Capture {
         index: 1,
         name: Some("value".into()),
-        sub: Box::new(super::pattern::parse(shape)?),
+        sub: Box::new(shape),
     });
     Ok(Hir::concat(vec![
         shared.name(words),
@@ -252,154 +345,5 @@ fn any_case_byte(b: u8) -> Hir {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(near: &[&str], regex: &str) -> RuleSpec {
-        let text = format!(
-            "id = \"t\"\ncategory = \"secret\"\nseverity = \"high\"\ndescription = \"d\"\nnear = {near:?}\nregex = '''{regex}'''\n"
-        );
-        toml::from_str(&text).expect("spec")
-    }
-
-    fn finds(rule: &RuleSpec, text: &str) -> Option<String> {
-        let re = regex::Regex::new(rule.regex.as_deref().expect("regex")).expect("compiles");
-        re.captures(text)
-            .and_then(|c| c.name("value"))
-            .map(|m| m.as_str().to_string())
-    }
-
-    #[test]
-    fn every_form_of_a_name_finds_the_value() {
-        let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
-        let v = "k2q8x0vz4m7c1ba";
-        for text in [
-            format!("dropbox_token = \"{v}\""),
-            format!("dropboxAppKey: {v}"),
-            format!("DROPBOX.KEY={v}"),
-            format!("export X_DROPBOX_SECRET='{v}'"),
-            format!("[INFO] Using dropbox KEY={v} for sync"),
-            format!("<dropbox_secret>{v}</dropbox_secret>"),
-            format!("getenv(\"dropbox_token\", \"{v}\")"),
-            format!("DROPBOX_TOKEN ?= {v}"),
-            format!("dropbox_token := \"{v}\""),
-            format!(r#"{{\"dropbox_key\": \"{v}\"}}"#),
-        ] {
-            assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
-        }
-        assert_eq!(rule.keywords, vec!["dropbox".to_string()]);
-        assert_eq!(rule.member_names, vec!["dropbox".to_string()]);
-    }
-
-    #[test]
-    fn a_value_of_another_shape_or_with_no_operator_is_not_found() {
-        let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
-        assert_eq!(
-            finds(&rule, "dropbox_token = k2q8x0vz4m7c1ba9"),
-            None,
-            "too long"
-        );
-        assert_eq!(
-            finds(&rule, "dropbox_token = k2q8x0vz4m7c1b"),
-            None,
-            "too short"
-        );
-        assert_eq!(
-            finds(&rule, "the dropbox is k2q8x0vz4m7c1ba"),
-            None,
-            "no operator"
-        );
-        assert_eq!(
-            finds(&rule, "dropbox: K2Q8X0VZ4M7C1BA"),
-            None,
-            "another alphabet"
-        );
-        for text in [
-            "myDropboxKey = k2q8x0vz4m7c1ba",
-            "DROPBOXAPPKEY=k2q8x0vz4m7c1ba",
-            "dropboxapikey=k2q8x0vz4m7c1ba",
-        ] {
-            assert!(finds(&rule, text).is_some(), "{text}");
-        }
-        // The name inside another word, or running on into one, is not the name.
-        for text in [
-            "undropboxed = k2q8x0vz4m7c1ba",
-            "airdropbox = k2q8x0vz4m7c1ba",
-            "dropboxes = k2q8x0vz4m7c1ba",
-            "xDropboxy = k2q8x0vz4m7c1ba",
-        ] {
-            assert_eq!(finds(&rule, text), None, "{text}");
-        }
-    }
-
-    /// The keyword pass's check agrees with the pattern: where it says no, the
-    /// pattern finds nothing either.
-    #[test]
-    fn a_word_inside_a_longer_one_opens_no_window() {
-        let at = |text: &str, word: &str| {
-            let start = text.to_ascii_lowercase().find(word).expect("word");
-            stands_as_name(text.as_bytes(), start, start + word.len())
-        };
-        for (text, word) in [
-            ("COHERE_API_KEY=x", "cohere"),
-            ("myCohereKey=x", "cohere"),
-            ("coheretoken=x", "cohere"),
-            ("x-okta-key: x", "okta"),
-            ("okta", "okta"),
-        ] {
-            assert!(at(text, word), "{text}");
-        }
-        for (text, word) in [
-            ("coherence matters", "cohere"),
-            ("rookTable = x", "okta"),
-            ("SetSysctl = x", "etsy"),
-            ("incoherent", "cohere"),
-        ] {
-            assert!(!at(text, word), "{text}");
-        }
-    }
-
-    /// The tree put together from parts says what parsing the whole pattern says, for
-    /// every built-in `near` rule: where windows open, how far a match reaches, which
-    /// bytes it needs.
-    #[test]
-    fn the_tree_from_parts_is_the_parsed_pattern() {
-        let specs = crate::rules::collect_specs(Vec::new(), &[]).expect("built-in rules");
-        let mut seen = 0;
-        for s in specs.into_iter().filter(|s| !s.spec.near.is_empty()) {
-            let keywords = s.spec.near.clone();
-            let (rule, tree) = expand(&s.origin, s.spec).expect("expands");
-            let source = rule.regex.as_deref().expect("regex");
-            let parts = super::super::pattern::analysed(source, tree.expect("tree"), &keywords);
-            let whole = super::super::pattern::compile_lazy("t", &rule.id, source, &keywords)
-                .expect("parses");
-            let facts = |p: &super::super::pattern::Pattern| {
-                format!(
-                    "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
-                    p.value_group,
-                    p.reach,
-                    p.implied_trigger,
-                    p.required,
-                    p.alphabet,
-                    p.digit_lead,
-                    p.bounded_value,
-                    p.whole_len
-                )
-            };
-            assert_eq!(facts(&parts), facts(&whole), "{}", rule.id);
-            seen += 1;
-        }
-        assert!(seen > 300, "{seen} near rules");
-    }
-
-    #[test]
-    fn a_near_rule_must_give_a_shape_without_its_own_value_group() {
-        let err = expand("f.toml", spec(&["dropbox"], "(?P<value>[a-z]{4})")).unwrap_err();
-        assert!(err.to_string().contains("shape alone"), "{err}");
-        let err = expand("f.toml", spec(&["db"], "[a-z]{4}")).unwrap_err();
-        assert!(err.to_string().contains("too short"), "{err}");
-        let err = expand("f.toml", spec(&["dropbox"], "([a-z]{4}|[0-9]{8})")).unwrap_err();
-        assert!(err.to_string().contains("(?:"), "{err}");
-        assert!(expand("f.toml", spec(&["dropbox"], r"\([a-z]{4}\)")).is_ok());
-    }
-}
+#[path = "near_tests.rs"]
+mod tests;

@@ -60,7 +60,8 @@ fn pattern_of(origin: &str, spec: &RuleSpec) -> Result<String> {
 
 fn compile_rule(s: Sourced) -> Result<Rule> {
     let Sourced { origin, spec } = s;
-    let (spec, near_tree) = super::near::expand(&origin, spec)?;
+    let (spec, near) = super::near::expand(&origin, spec)?;
+    let (near_tree, near_value) = near.unzip();
     let id = spec.id.clone();
     if id.is_empty()
         || !id
@@ -139,6 +140,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         examples: spec.examples,
         member_names: spec.member_names,
         near: spec.near.iter().map(|w| w.to_ascii_lowercase()).collect(),
+        near_value,
     })
 }
 

@@ -73,6 +73,8 @@ pub struct Rule {
     /// A `near` rule's provider words (lower case): where one occurs inside a longer
     /// word, no window opens (see [`super::near::stands_as_name`]).
     pub near: Vec<String>,
+    /// A `near` rule's value shape, checked after the operator before a window opens.
+    pub near_value: Option<super::near::NearValue>,
 }
 
 impl Rule {
@@ -105,6 +107,7 @@ impl Rule {
             examples_field: None,
             member_names: Vec::new(),
             near: Vec::new(),
+            near_value: None,
         }
     }
 }

@@ -1,0 +1,192 @@
+//! Tests of `near` rules: the pattern every form of a name takes, and the checks
+//! made on a keyword before its window opens.
+
+use super::*;
+
+fn spec(near: &[&str], regex: &str) -> RuleSpec {
+    let text = format!(
+        "id = \"t\"\ncategory = \"secret\"\nseverity = \"high\"\ndescription = \"d\"\nnear = {near:?}\nregex = '''{regex}'''\n"
+    );
+    toml::from_str(&text).expect("spec")
+}
+
+fn finds(rule: &RuleSpec, text: &str) -> Option<String> {
+    let re = regex::Regex::new(rule.regex.as_deref().expect("regex")).expect("compiles");
+    re.captures(text)
+        .and_then(|c| c.name("value"))
+        .map(|m| m.as_str().to_string())
+}
+
+#[test]
+fn every_form_of_a_name_finds_the_value() {
+    let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+    let v = "k2q8x0vz4m7c1ba";
+    for text in [
+        format!("dropbox_token = \"{v}\""),
+        format!("dropboxAppKey: {v}"),
+        format!("DROPBOX.KEY={v}"),
+        format!("export X_DROPBOX_SECRET='{v}'"),
+        format!("[INFO] Using dropbox KEY={v} for sync"),
+        format!("<dropbox_secret>{v}</dropbox_secret>"),
+        format!("getenv(\"dropbox_token\", \"{v}\")"),
+        format!("DROPBOX_TOKEN ?= {v}"),
+        format!("dropbox_token := \"{v}\""),
+        format!(r#"{{\"dropbox_key\": \"{v}\"}}"#),
+    ] {
+        assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
+    }
+    assert_eq!(rule.keywords, vec!["dropbox".to_string()]);
+    assert_eq!(rule.member_names, vec!["dropbox".to_string()]);
+}
+
+#[test]
+fn a_value_of_another_shape_or_with_no_operator_is_not_found() {
+    let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+    assert_eq!(
+        finds(&rule, "dropbox_token = k2q8x0vz4m7c1ba9"),
+        None,
+        "too long"
+    );
+    assert_eq!(
+        finds(&rule, "dropbox_token = k2q8x0vz4m7c1b"),
+        None,
+        "too short"
+    );
+    assert_eq!(
+        finds(&rule, "the dropbox is k2q8x0vz4m7c1ba"),
+        None,
+        "no operator"
+    );
+    assert_eq!(
+        finds(&rule, "dropbox: K2Q8X0VZ4M7C1BA"),
+        None,
+        "another alphabet"
+    );
+    for text in [
+        "myDropboxKey = k2q8x0vz4m7c1ba",
+        "DROPBOXAPPKEY=k2q8x0vz4m7c1ba",
+        "dropboxapikey=k2q8x0vz4m7c1ba",
+    ] {
+        assert!(finds(&rule, text).is_some(), "{text}");
+    }
+    // The name inside another word, or running on into one, is not the name.
+    for text in [
+        "undropboxed = k2q8x0vz4m7c1ba",
+        "airdropbox = k2q8x0vz4m7c1ba",
+        "dropboxes = k2q8x0vz4m7c1ba",
+        "xDropboxy = k2q8x0vz4m7c1ba",
+    ] {
+        assert_eq!(finds(&rule, text), None, "{text}");
+    }
+}
+
+/// The keyword pass's check agrees with the pattern: where it says no, the
+/// pattern finds nothing either.
+#[test]
+fn a_word_inside_a_longer_one_opens_no_window() {
+    let at = |text: &str, word: &str| {
+        let start = text.to_ascii_lowercase().find(word).expect("word");
+        stands_as_name(text.as_bytes(), start, start + word.len())
+    };
+    for (text, word) in [
+        ("COHERE_API_KEY=x", "cohere"),
+        ("myCohereKey=x", "cohere"),
+        ("coheretoken=x", "cohere"),
+        ("x-okta-key: x", "okta"),
+        ("okta", "okta"),
+    ] {
+        assert!(at(text, word), "{text}");
+    }
+    for (text, word) in [
+        ("coherence matters", "cohere"),
+        ("rookTable = x", "okta"),
+        ("SetSysctl = x", "etsy"),
+        ("incoherent", "cohere"),
+    ] {
+        assert!(!at(text, word), "{text}");
+    }
+}
+
+/// The tree put together from parts says what parsing the whole pattern says, for
+/// every built-in `near` rule: where windows open, how far a match reaches, which
+/// bytes it needs.
+#[test]
+fn a_window_needs_an_operator_and_room_for_the_value_after_the_name() {
+    let op = |t: &str, word: &str| {
+        let end = t.to_ascii_lowercase().find(word).expect("word") + word.len();
+        operator_after(t.as_bytes(), end)
+    };
+    assert_eq!(op("we work together with them", "together"), None);
+    assert_eq!(op("a comet's tail", "comet"), None);
+    assert_eq!(op("dropbox\nkey = x", "dropbox"), None, "a line break");
+    for t in [
+        "dropbox_token = v",
+        "[INFO] Using dropbox app KEY=v",
+        r#"{\"dropbox_key\": \"v\"}"#,
+        "<dropbox_secret>v",
+        "DROPBOX_TOKEN ?= v",
+        "getenv(\"dropbox_token\", \"v\")",
+    ] {
+        assert!(op(t, "dropbox").is_some(), "{t}");
+    }
+    let shape = super::super::pattern::parse("[a-z0-9]{15}").expect("parses");
+    let value = NearValue::of(&shape);
+    let follows = |t: &str| {
+        let at = operator_after(t.as_bytes(), 7).expect("operator");
+        value.can_follow(t.as_bytes(), at)
+    };
+    assert!(follows("dropbox: k2q8x0vz4m7c1ba"));
+    assert!(follows("dropbox_key := \"k2q8x0vz4m7c1ba\""));
+    assert!(!follows("dropbox, and then more"));
+    assert!(!follows("dropbox: K2Q8X0VZ4M7C1BA"));
+    // Every value the whole pattern finds passes the check before it.
+    let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+    for t in [
+        "dropbox:\t  'k2q8x0vz4m7c1ba'",
+        "DROPBOX_KEY ::= k2q8x0vz4m7c1ba",
+    ] {
+        assert!(finds(&rule, t).is_some() && follows(t), "{t}");
+    }
+}
+
+#[test]
+fn the_tree_from_parts_is_the_parsed_pattern() {
+    let specs = crate::rules::collect_specs(Vec::new(), &[]).expect("built-in rules");
+    let mut seen = 0;
+    for s in specs.into_iter().filter(|s| !s.spec.near.is_empty()) {
+        let keywords = s.spec.near.clone();
+        let (rule, tree) = expand(&s.origin, s.spec).expect("expands");
+        let source = rule.regex.as_deref().expect("regex");
+        let (tree, _) = tree.expect("tree");
+        let parts = super::super::pattern::analysed(source, tree, &keywords);
+        let whole =
+            super::super::pattern::compile_lazy("t", &rule.id, source, &keywords).expect("parses");
+        let facts = |p: &super::super::pattern::Pattern| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                p.value_group,
+                p.reach,
+                p.implied_trigger,
+                p.required,
+                p.alphabet,
+                p.digit_lead,
+                p.bounded_value,
+                p.whole_len
+            )
+        };
+        assert_eq!(facts(&parts), facts(&whole), "{}", rule.id);
+        seen += 1;
+    }
+    assert!(seen > 300, "{seen} near rules");
+}
+
+#[test]
+fn a_near_rule_must_give_a_shape_without_its_own_value_group() {
+    let err = expand("f.toml", spec(&["dropbox"], "(?P<value>[a-z]{4})")).unwrap_err();
+    assert!(err.to_string().contains("shape alone"), "{err}");
+    let err = expand("f.toml", spec(&["db"], "[a-z]{4}")).unwrap_err();
+    assert!(err.to_string().contains("too short"), "{err}");
+    let err = expand("f.toml", spec(&["dropbox"], "([a-z]{4}|[0-9]{8})")).unwrap_err();
+    assert!(err.to_string().contains("(?:"), "{err}");
+    assert!(expand("f.toml", spec(&["dropbox"], r"\([a-z]{4}\)")).is_ok());
+}
