@@ -166,6 +166,49 @@ examples.match = ["badge no B-123456"]
     assert!(!t.stdout.contains("custom.ticket"), "{}", t.stdout);
 }
 
+/// `assignment = true` is a promise the keyword check relies on: an example that
+/// breaks it fails `rules test`, and a rule with no value group is refused at load,
+/// naming its file.
+#[test]
+fn an_assignment_rule_is_held_to_its_promise() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules");
+    std::fs::create_dir(&rules).expect("mkdir");
+    let rule = |id: &str, regex: &str, example: &str| {
+        format!(
+            "[[rule]]\nid = \"{id}\"\ncategory = \"secret\"\nseverity = \"high\"\n\
+             description = \"d\"\nkeywords = [\"ticket\"]\nassignment = true\n\
+             regex = '''{regex}'''\nexamples.match = [\"{example}\"]\n"
+        )
+    };
+    let kept = rule(
+        "custom.kept",
+        r"ticket_id: (?P<value>T-\d{6})",
+        "ticket_id: T-123456",
+    );
+    let broken = rule(
+        "custom.broken",
+        r"ticket (?:no )?(?P<value>T-\d{6})",
+        "ticket no T-123456",
+    );
+    std::fs::write(rules.join("mine.toml"), format!("{kept}\n{broken}")).expect("write");
+    let config = dir.path().join("privacy-audit.toml");
+    std::fs::write(&config, "[rules]\ndirs = [\"rules\"]\n").expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    let cfg = config.to_string_lossy().into_owned();
+    let t = run(home.path(), &["--config", &cfg, "rules", "test"]);
+    assert_eq!(t.code, 1, "{}{}", t.stdout, t.stderr);
+    assert!(t.stdout.contains("custom.broken"), "{}", t.stdout);
+    assert!(!t.stdout.contains("custom.kept"), "{}", t.stdout);
+
+    let valueless = rule("custom.valueless", r"ticket: T-\d{6}", "ticket: T-123456");
+    std::fs::write(rules.join("mine.toml"), valueless).expect("write");
+    let t = run(home.path(), &["--config", &cfg, "rules", "test"]);
+    assert_eq!(t.code, 2, "{}{}", t.stdout, t.stderr);
+    assert!(t.stderr.contains("mine.toml"), "{}", t.stderr);
+    assert!(t.stderr.contains("`assignment` needs"), "{}", t.stderr);
+}
+
 /// Review findings: an empty first value shared its start with the next one (so the
 /// next one's window was cut to nothing), and a greedy match running from one value
 /// into its neighbour hid both values' own matches.

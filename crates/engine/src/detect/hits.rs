@@ -5,7 +5,7 @@
 use super::window::{Cursor, digit_runs, segment_starts};
 use super::{Scratch, accepts_in};
 use crate::detect::compile::alphabet::is_word_byte;
-use crate::detect::compile::{operator_after, stands_as_name};
+use crate::detect::compile::stands_as_name;
 use crate::detect::{Matcher, RuleSet};
 use crate::formats::Unit;
 use regex_automata::{Input, PatternSet};
@@ -34,21 +34,24 @@ pub(super) fn collect_windows(
     };
     if let Some(keywords) = &rules.prefilter {
         keywords.for_each(text, &mut scratch.lanes, |pattern, start, end| {
-            // A provider's word inside a longer one (`coherence`, `rookTable`), or
-            // with no operator after it (`work together`), cannot start a `near` rule's
-            // match: decided here, before any window opens.
-            let mut operator = None;
+            // A provider's word inside a longer one (`coherence`, `rookTable`) cannot
+            // start a `near` rule's match, nor can a keyword with no operator and value
+            // after it start an assigned value's (`work together`, `the key idea`):
+            // decided here, before any window opens.
+            let mut as_name = None;
             for owner in &rules.keyword_owners[pattern] {
-                if owner.name_word {
-                    let op = *operator.get_or_insert_with(|| {
-                        stands_as_name(text, start, end)
-                            .then(|| operator_after(text, end))
-                            .flatten()
-                    });
-                    let value = rules.rules[owner.rule].near_value;
-                    if op.is_none_or(|op| value.is_some_and(|v| !v.can_follow(text, op))) {
-                        continue;
-                    }
+                if owner.name_word
+                    && !*as_name.get_or_insert_with(|| stands_as_name(text, start, end))
+                {
+                    continue;
+                }
+                let rule = &rules.rules[owner.rule];
+                // A `near` rule promises it of its provider words only.
+                if let Some(a) = &rule.assigned
+                    && (owner.name_word || rule.near.is_empty())
+                    && !a.can_follow(text, end)
+                {
+                    continue;
                 }
                 hit(owner.rule, start, end, owner.check_bytes);
             }

@@ -35,6 +35,13 @@ pub struct RuleSpec {
     /// words are also the rule's keywords and member names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub near: Vec<String>,
+    /// The rule finds a value assigned to a name holding a keyword: every match has,
+    /// after the keyword, only name characters, quotes and blanks up to an operator
+    /// (`=`, `:`, `>`, `,`, `?`) within 128 bytes, and its `value` group starts within
+    /// 32 bytes after it. A keyword without them opens no window (`rules test` runs the
+    /// examples through that check). `near` rules have it built in.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub assignment: bool,
     /// Minimum Shannon entropy (bits per byte) of the value.
     #[serde(default)]
     pub entropy: Option<f64>,

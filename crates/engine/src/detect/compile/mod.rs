@@ -17,5 +17,5 @@ mod triggers;
 
 pub use fields::{AnyFieldKey, FieldFilter};
 pub use members::MemberIndex;
-pub use near::{operator_after, stands_as_name};
+pub use near::stands_as_name;
 pub use ruleset::{KeywordOwner, Matcher, Rule, RuleSet, Settings};

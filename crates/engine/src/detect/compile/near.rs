@@ -31,7 +31,7 @@ const QUOTE: &str = r#"(?:\\?["'`])?"#;
 pub(super) fn expand(
     origin: &str,
     mut spec: RuleSpec,
-) -> Result<(RuleSpec, Option<(Hir, NearValue)>)> {
+) -> Result<(RuleSpec, Option<(Hir, AssignedValue)>)> {
     if spec.near.is_empty() {
         return Ok((spec, None));
     }
@@ -58,7 +58,7 @@ pub(super) fn expand(
         )));
     }
     let shape_tree = super::pattern::parse(&shape).map_err(|e| bad(&format!("bad regex: {e}")))?;
-    let value = NearValue::of(&shape_tree);
+    let value = AssignedValue::near(&shape_tree);
     let tree = syntax_tree(&spec.near, shape_tree).map_err(|e| bad(&format!("bad regex: {e}")))?;
     spec.regex = Some(pattern(&spec.near, &shape));
     for w in &spec.near {
@@ -102,45 +102,56 @@ pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
         }
 }
 
-/// Where an assignment's operator can follow the provider word ending at `text[end]`
-/// the way [`pattern`] requires: after only the rest of a name, a word or two, quotes
-/// and blanks, within the most [`name_rest`] can match. Prose naming a provider (`work
-/// together with`, `a comet's tail`) has none, and opens no window: a check on the
-/// keyword before any regex, as [`stands_as_name`] is.
-pub fn operator_after(text: &[u8], end: usize) -> Option<usize> {
-    let tail = text.get(end..)?;
-    for (i, &b) in tail.iter().enumerate().take(reaches().rest + 1) {
-        match b {
-            b':' | b'?' | b'=' | b'>' | b',' => return Some(end + i),
-            b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' => {}
-            b if b.is_ascii_alphanumeric() => {}
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// What a `near` rule's value must look like right after the operator: a run of at
-/// least `min_len` bytes of its shape's alphabet.
+/// What a keyword needs after it before its window opens, for a rule that finds a value
+/// assigned to a name (every `near` rule, and rules with `assignment = true`): only the
+/// rest of a name, a word or two, quotes and blanks up to an operator, within `rest`
+/// bytes; then, within `operator` bytes of it, a run of at least `min_len` bytes of the
+/// value's alphabet. Prose naming a provider or a credential (`work together with`,
+/// `the key idea`) has none, and costs no regex search: a check on the keyword, as
+/// [`stands_as_name`] is.
 #[derive(Debug, Clone, Copy)]
-pub struct NearValue {
+pub struct AssignedValue {
     alphabet: ByteSet,
     min_len: usize,
+    rest: usize,
+    operator: usize,
 }
 
-impl NearValue {
-    fn of(shape: &Hir) -> NearValue {
-        NearValue {
+/// What `assignment = true` promises of a rule's matches (see [`AssignedValue`]).
+const DECLARED_REST: usize = 128;
+const DECLARED_OPERATOR: usize = 32;
+
+impl AssignedValue {
+    /// A `near` rule's: its value is `shape`, the reaches are the shared pattern's.
+    fn near(shape: &Hir) -> AssignedValue {
+        let r = reaches();
+        AssignedValue {
             alphabet: alphabet(shape),
             min_len: shape.properties().minimum_len().unwrap_or(0),
+            rest: r.rest,
+            operator: r.operator,
         }
     }
 
-    /// Whether a value of this shape can start after the operator at `text[op]`,
-    /// within the most [`operator`] can match: `dropbox, and` holds no 15 letters of a
-    /// key's alphabet there.
-    pub fn can_follow(&self, text: &[u8], op: usize) -> bool {
-        let latest = op + reaches().operator;
+    /// A rule's that declares `assignment = true`: its value is its `value` group.
+    pub(super) fn declared(regex: &Hir) -> Option<AssignedValue> {
+        let value = super::pattern::capture(regex, "value")?;
+        Some(AssignedValue {
+            alphabet: alphabet(value),
+            min_len: value.properties().minimum_len().unwrap_or(0),
+            rest: DECLARED_REST,
+            operator: DECLARED_OPERATOR,
+        })
+    }
+
+    /// Whether a match can have its name's keyword end at `text[end]`.
+    pub fn can_follow(&self, text: &[u8], end: usize) -> bool {
+        operator_after(text, end, self.rest).is_some_and(|op| self.value_after(text, op))
+    }
+
+    /// Whether a value of this shape can start after the operator at `text[op]`.
+    fn value_after(&self, text: &[u8], op: usize) -> bool {
+        let latest = op + self.operator;
         let mut run_start = op;
         for (i, &b) in text.iter().enumerate().skip(op) {
             if run_start > latest {
@@ -154,6 +165,21 @@ impl NearValue {
         }
         self.min_len == 0 && run_start <= latest
     }
+}
+
+/// Where an operator follows `text[end]` after only name characters, quotes and
+/// blanks, within `reach` bytes.
+fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
+    let tail = text.get(end..)?;
+    for (i, &b) in tail.iter().enumerate().take(reach.saturating_add(1)) {
+        match b {
+            b':' | b'?' | b'=' | b'>' | b',' => return Some(end + i),
+            b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' | b']' => {}
+            b if b.is_ascii_alphanumeric() => {}
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The most bytes [`name_rest`] and [`operator`] can match.

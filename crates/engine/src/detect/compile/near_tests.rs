@@ -112,41 +112,48 @@ fn a_word_inside_a_longer_one_opens_no_window() {
 /// bytes it needs.
 #[test]
 fn a_window_needs_an_operator_and_room_for_the_value_after_the_name() {
-    let op = |t: &str, word: &str| {
-        let end = t.to_ascii_lowercase().find(word).expect("word") + word.len();
-        operator_after(t.as_bytes(), end)
-    };
-    assert_eq!(op("we work together with them", "together"), None);
-    assert_eq!(op("a comet's tail", "comet"), None);
-    assert_eq!(op("dropbox\nkey = x", "dropbox"), None, "a line break");
-    for t in [
-        "dropbox_token = v",
-        "[INFO] Using dropbox app KEY=v",
-        r#"{\"dropbox_key\": \"v\"}"#,
-        "<dropbox_secret>v",
-        "DROPBOX_TOKEN ?= v",
-        "getenv(\"dropbox_token\", \"v\")",
-    ] {
-        assert!(op(t, "dropbox").is_some(), "{t}");
-    }
     let shape = super::super::pattern::parse("[a-z0-9]{15}").expect("parses");
-    let value = NearValue::of(&shape);
+    let value = AssignedValue::near(&shape);
     let follows = |t: &str| {
-        let at = operator_after(t.as_bytes(), 7).expect("operator");
-        value.can_follow(t.as_bytes(), at)
+        let end = t.to_ascii_lowercase().find("dropbox").expect("word") + "dropbox".len();
+        value.can_follow(t.as_bytes(), end)
     };
-    assert!(follows("dropbox: k2q8x0vz4m7c1ba"));
-    assert!(follows("dropbox_key := \"k2q8x0vz4m7c1ba\""));
-    assert!(!follows("dropbox, and then more"));
-    assert!(!follows("dropbox: K2Q8X0VZ4M7C1BA"));
-    // Every value the whole pattern finds passes the check before it.
-    let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+    let v = "k2q8x0vz4m7c1ba";
     for t in [
-        "dropbox:\t  'k2q8x0vz4m7c1ba'",
-        "DROPBOX_KEY ::= k2q8x0vz4m7c1ba",
+        format!("dropbox_token = {v}"),
+        format!("[INFO] Using dropbox app KEY={v}"),
+        format!(r#"{{\"dropbox_key\": \"{v}\"}}"#),
+        format!("<dropbox_secret>{v}"),
+        format!("DROPBOX_TOKEN ?= {v}"),
+        format!("getenv(\"dropbox_token\", \"{v}\")"),
+        format!("dropbox:\t  '{v}'"),
+        format!("DROPBOX_KEY ::= {v}"),
     ] {
-        assert!(finds(&rule, t).is_some() && follows(t), "{t}");
+        assert!(follows(&t), "{t}");
     }
+    for t in [
+        "we sync with dropbox and more",
+        "dropbox's folders",
+        "dropbox\nkey = k2q8x0vz4m7c1ba",
+        "dropbox, and then more",
+        "dropbox: K2Q8X0VZ4M7C1BA",
+    ] {
+        assert!(!follows(t), "{t}");
+    }
+}
+
+#[test]
+fn a_declared_assignment_reads_its_value_group() {
+    let tree = super::super::pattern::parse(r"(?i:api_?key)\s*[:=]\s*(?P<value>[A-Za-z0-9]{20,})")
+        .expect("parses");
+    let value = AssignedValue::declared(&tree).expect("a value group");
+    let end = |t: &str| t.to_ascii_lowercase().find("key").expect("keyword") + 3;
+    let t = "API_KEY = Qm9vW3xZpL8rT2vN6kJ4";
+    assert!(value.can_follow(t.as_bytes(), end(t)));
+    let t = "the key idea: keep it short";
+    assert!(!value.can_follow(t.as_bytes(), end(t)));
+    let none = super::super::pattern::parse(r"api_key=\w+").expect("parses");
+    assert!(AssignedValue::declared(&none).is_none());
 }
 
 #[test]

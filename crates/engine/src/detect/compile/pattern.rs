@@ -134,6 +134,19 @@ impl Pattern {
     }
 }
 
+/// The capture group called `name`: its syntax tree.
+pub(super) fn capture<'h>(hir: &'h Hir, name: &str) -> Option<&'h Hir> {
+    match hir.kind() {
+        HirKind::Capture(c) if c.name.as_deref() == Some(name) => Some(&c.sub),
+        HirKind::Capture(c) => capture(&c.sub, name),
+        HirKind::Repetition(r) => capture(&r.sub, name),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+            subs.iter().find_map(|h| capture(h, name))
+        }
+        _ => None,
+    }
+}
+
 /// The index of the capture group called `name`, as the built regex numbers it (the
 /// syntax tree's numbering: left to right by opening parenthesis, the whole match 0).
 fn capture_index(hir: &Hir, name: &str) -> Option<usize> {

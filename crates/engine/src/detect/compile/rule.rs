@@ -2,6 +2,7 @@
 //! limits, its allow patterns, validator, fields and entropy bound resolved.
 
 use super::fields::{example_field, field_filter};
+use super::near::AssignedValue;
 use super::pattern::{self, Trigger};
 use super::ruleset::{CHECKS, Matcher, Rule};
 use crate::detect::validators::Validator;
@@ -61,7 +62,7 @@ fn pattern_of(origin: &str, spec: &RuleSpec) -> Result<String> {
 fn compile_rule(s: Sourced) -> Result<Rule> {
     let Sourced { origin, spec } = s;
     let (spec, near) = super::near::expand(&origin, spec)?;
-    let (near_tree, near_value) = near.unzip();
+    let (near_tree, mut assigned) = near.unzip();
     let id = spec.id.clone();
     if id.is_empty()
         || !id
@@ -80,6 +81,16 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         return check_rule(origin, spec, &name);
     }
     let pattern = pattern_of(&origin, &spec)?;
+    if spec.assignment && assigned.is_none() {
+        let tree = pattern::parse(&pattern)
+            .map_err(|e| Error::rules(&origin, format!("rule `{id}`: bad regex: {e}")))?;
+        assigned = Some(AssignedValue::declared(&tree).ok_or_else(|| {
+            Error::rules(
+                &origin,
+                format!("rule `{id}`: `assignment` needs a `(?P<value>…)` group"),
+            )
+        })?);
+    }
     // Built-in regexes are built on first use (a test builds every one); an operator's
     // are built now, so a bad one stops the run at load.
     let compiled = if let (true, Some(tree)) = (origin.starts_with("built-in "), near_tree) {
@@ -140,7 +151,7 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
         examples: spec.examples,
         member_names: spec.member_names,
         near: spec.near.iter().map(|w| w.to_ascii_lowercase()).collect(),
-        near_value,
+        assigned,
     })
 }
 

@@ -73,8 +73,9 @@ pub struct Rule {
     /// A `near` rule's provider words (lower case): where one occurs inside a longer
     /// word, no window opens (see [`super::near::stands_as_name`]).
     pub near: Vec<String>,
-    /// A `near` rule's value shape, checked after the operator before a window opens.
-    pub near_value: Option<super::near::NearValue>,
+    /// What follows a keyword of a rule that finds assigned values, checked before its
+    /// window opens (see [`super::near::AssignedValue`]).
+    pub assigned: Option<super::near::AssignedValue>,
 }
 
 impl Rule {
@@ -107,7 +108,7 @@ impl Rule {
             examples_field: None,
             member_names: Vec::new(),
             near: Vec::new(),
-            near_value: None,
+            assigned: None,
         }
     }
 }
