@@ -61,6 +61,21 @@ pub struct Roles {
     speakers: HashMap<String, Role>,
 }
 
+/// Heads that make a member name a credential's own (`DB_PASSWORD`, `seed_token`): the
+/// words before them say which credential it is, not who wrote its value, so the
+/// members above decide (`{"fixtures": {"db_password": …}}` is still the task's).
+const CREDENTIAL_HEADS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "credential",
+    "credentials",
+];
+
 impl Roles {
     /// The shipped vocabulary. A test checks it parses; were it ever not to, no value
     /// would have a role and confidence would only be less often lowered.
@@ -106,8 +121,16 @@ impl Roles {
     /// of a compound does; an answer- or output-like head defers to a role word before
     /// it (`expected_output` is the task's).
     fn key(&self, key: &str) -> Option<Word> {
-        let found: Vec<Word> = words(key)
-            .filter_map(|w| self.words.get(&w).copied())
+        let all: Vec<String> = words(key).collect();
+        if all
+            .last()
+            .is_some_and(|w| CREDENTIAL_HEADS.contains(&w.as_str()))
+        {
+            return None;
+        }
+        let found: Vec<Word> = all
+            .iter()
+            .filter_map(|w| self.words.get(w).copied())
             .collect();
         match found.last()? {
             Word::Role(r) => Some(Word::Role(*r)),

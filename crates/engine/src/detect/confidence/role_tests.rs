@@ -88,3 +88,20 @@ fn an_output_is_whose_the_record_says() {
     assert_eq!(role_at(step, "/trajectory/0/response"), Role::Model);
     assert_eq!(role_at(step, "/config/model/base_url"), Role::Unknown);
 }
+
+#[test]
+fn a_credential_name_is_no_role_of_its_own() {
+    // `db` says which password it is; the record above says who wrote it.
+    assert_eq!(
+        role_at(r#"{"DB_PASSWORD": "x"}"#, "/DB_PASSWORD"),
+        Role::Unknown
+    );
+    assert_eq!(
+        role_at(r#"{"seed_token": "x"}"#, "/seed_token"),
+        Role::Unknown
+    );
+    let fixture = r#"{"fixtures": {"db_password": "x"}}"#;
+    assert_eq!(role_at(fixture, "/fixtures/db_password"), Role::Task);
+    // Other heads keep the compound rule: `db_url` is the database's.
+    assert_eq!(role_at(r#"{"db_url": "x"}"#, "/db_url"), Role::Task);
+}
