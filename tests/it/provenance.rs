@@ -534,3 +534,23 @@ fn reports_can_carry_keyed_file_digests_instead_of_sha256() {
     assert_eq!(k.len(), 64);
     assert_ne!(k, plain);
 }
+
+/// The hash cache is read when a file first needs a hash: a scan of an empty folder
+/// does not parse it (its start-up does not grow with every file ever seen), and one
+/// that hashes a file does, warning of a corrupt cache.
+#[test]
+fn the_hash_cache_is_read_only_when_a_hash_is_needed() {
+    let (home, empty, data) = (
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+        tempfile::tempdir().expect("t"),
+    );
+    write(home.path(), "cache/hashes-v3.jsonl", "not a cache\n");
+    let r = scan_json(home.path(), empty.path(), &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("hash cache"), "{}", r.stderr);
+    write(data.path(), "a.jsonl", "{\"id\": 1}\n");
+    let r = scan_json(home.path(), data.path(), &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("hash cache is corrupt"), "{}", r.stderr);
+}

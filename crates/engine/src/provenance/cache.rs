@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// Entries kept on disk at most; the least recently seen go first.
 const MAX_ENTRIES: usize = 1_000_000;
@@ -44,7 +44,9 @@ pub struct Stats {
 
 pub struct HashCache {
     file: Option<PathBuf>,
-    entries: Mutex<HashMap<String, Entry>>,
+    /// Read from `file` on first use: a scan that hashes nothing (an empty folder, a
+    /// hook with nothing staged) does not pay for parsing a cache of every file seen.
+    entries: OnceLock<Mutex<HashMap<String, Entry>>>,
     key: FingerprintKey,
     pub stats: Stats,
     /// A hash was recorded since the cache was read: only then is it written back (a
@@ -57,7 +59,7 @@ impl HashCache {
     pub fn in_memory() -> HashCache {
         HashCache {
             file: None,
-            entries: Mutex::new(HashMap::new()),
+            entries: OnceLock::from(Mutex::new(HashMap::new())),
             key: FingerprintKey::from_bytes([0; 32]),
             stats: Stats::default(),
             changed: Default::default(),
@@ -80,15 +82,25 @@ impl HashCache {
         full.0.chars().take(32).collect()
     }
 
-    /// Loads the cache at `file`; an unreadable or corrupt cache starts empty (it is
-    /// only an optimisation) with a warning.
+    /// The cache at `file`, read when first asked; an unreadable or corrupt cache
+    /// starts empty (it is only an optimisation) with a warning.
     pub fn open(file: PathBuf) -> HashCache {
+        HashCache {
+            file: Some(file),
+            entries: OnceLock::new(),
+            key: FingerprintKey::from_bytes([0; 32]),
+            stats: Stats::default(),
+            changed: Default::default(),
+        }
+    }
+
+    fn load(file: &Path) -> HashMap<String, Entry> {
         // An older cache beside it kept names (hex-encoded): gone.
         if let Some(dir) = file.parent() {
             let _ = std::fs::remove_file(dir.join("hashes-v2.jsonl"));
         }
         let mut entries = HashMap::new();
-        match std::fs::read_to_string(&file) {
+        match std::fs::read_to_string(file) {
             Ok(text) => {
                 for line in text.lines() {
                     match serde_json::from_str::<Entry>(line) {
@@ -108,18 +120,15 @@ impl HashCache {
                 tracing::warn!(cache = %file.display(), error = %e, "hash cache unreadable; starting empty")
             }
         }
-        HashCache {
-            file: Some(file),
-            entries: Mutex::new(entries),
-            key: FingerprintKey::from_bytes([0; 32]),
-            stats: Stats::default(),
-            changed: Default::default(),
-        }
+        entries
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        let entries = self
+            .entries
+            .get_or_init(|| Mutex::new(self.file.as_deref().map(Self::load).unwrap_or_default()));
         // A panic elsewhere cannot leave an entry half-written: keep going with the data.
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records the hash of a file the scan has just read.
