@@ -179,6 +179,12 @@ pub fn named_as_not_real(before: &[u8], key: Option<&str>) -> bool {
     })
 }
 
+/// Whether the name is a bare `pass` (`pass`, `test_pass`, `second_pass`): in an
+/// evaluation record that is a verdict or a round as often as a password.
+pub fn named_pass(before: &[u8], key: Option<&str>) -> bool {
+    words(before, key).last().is_some_and(|w| w == "pass")
+}
+
 /// Whether the name says the value is no credential: an identifier's or digest's
 /// name, a word of [`NOT_SECRET_WORDS`], or a client's or request's token (AWS's
 /// `ClientToken` and `ClientRequestToken` are idempotency ids; a `client_access_token`
@@ -203,6 +209,15 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_pass_is_named_so() {
+        assert!(named_pass(b"test_pass: ", None));
+        assert!(named_pass(b"", Some("pass")));
+        assert!(named_pass(b"SMTP_PASS=", None));
+        assert!(!named_pass(b"password: ", None));
+        assert!(!named_pass(b"passphrase = '", None));
+    }
 
     #[test]
     fn names_that_say_the_value_is_made_not_to_work() {

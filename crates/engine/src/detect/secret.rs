@@ -124,7 +124,20 @@ pub fn is_secret_value(value: &[u8], before: &[u8], key: Option<&str>) -> bool {
     if hex_or_uuid(v) {
         return is_key_material(value) && !named_as_not_secret(before, key);
     }
+    // `pass: skipped-test`, `test_pass = "all_green"`: under a bare `pass`, lower-case
+    // words joined up are a verdict, not a password.
+    if is_label(v) && super::names::named_pass(before, key) {
+        return false;
+    }
     is_credential_like(value)
+}
+
+/// Two or more lower-case words joined by `-` or `_`, nothing else: a label
+/// (`all-checks-green`).
+fn is_label(v: &str) -> bool {
+    let mut pieces = v.split(['-', '_']);
+    let words = pieces.clone().count();
+    words >= 2 && pieces.all(|p| p.len() >= 2 && p.bytes().all(|b| b.is_ascii_lowercase()))
 }
 
 /// What a generic keyword rule (`api_key = …`, `SECRET=…`) reports: a random-looking
@@ -327,6 +340,15 @@ mod tests {
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
         assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
+    }
+
+    #[test]
+    fn a_verdict_under_a_bare_pass_is_no_password() {
+        let secret = |v: &str, before: &str| is_secret_value(v.as_bytes(), before.as_bytes(), None);
+        assert!(!secret("skipped-test", "pass: "));
+        assert!(!secret("all_green", "test_pass = "));
+        assert!(secret("Ui9-Op4a-kk", "smtp_pass = "));
+        assert!(secret("hunter-two", "password: "));
     }
 
     #[test]
