@@ -73,7 +73,7 @@ pub fn is_credential_like(value: &[u8]) -> bool {
         return false;
     }
     let lower = v.to_ascii_lowercase();
-    if is_digest(&lower) || is_uuid(&lower) {
+    if is_digest(&lower) || is_uuid(&lower) || is_eth_address(&lower) {
         return false;
     }
     if is_placeholder(&lower) || is_reference(&lower) || is_filler(v.as_bytes()) {
@@ -310,6 +310,14 @@ pub fn is_digest(lower: &str) -> bool {
     matches!(hex.len(), 32 | 40 | 56 | 64 | 96 | 128) && hex.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// `0x` and 40 hex digits: an Ethereum address (a token contract's in a `token`
+/// field), public by design. Its private key is 64 hex digits.
+fn is_eth_address(lower: &str) -> bool {
+    lower
+        .strip_prefix("0x")
+        .is_some_and(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// A UUID in either case (`is_uuid` asks hex digits only).
 pub fn is_uuid(lower: &str) -> bool {
     let b = lower.as_bytes();
@@ -340,6 +348,16 @@ mod tests {
         }
         assert!(is_credential_like(b"Tr0ub4dor&3x"));
         assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
+    }
+
+    #[test]
+    fn an_ethereum_address_is_public() {
+        assert!(!is_credential_like(
+            b"0x58d0d2f8a4e5b1c3e9f7a6b2c4d8e0f1a3b5c7d9"
+        ));
+        assert!(is_credential_like(
+            b"0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+        ));
     }
 
     #[test]

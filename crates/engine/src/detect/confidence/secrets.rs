@@ -60,7 +60,7 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     }
     // Words joined (`key_not_found_in_config_v2`, `generated-at-deploy-time`): a name
     // or a phrase. A token's pieces are random; a passphrase is words on purpose.
-    if !password && worded(v) {
+    if !password && (worded(v) || camel_words(v)) {
         return Some(Reason::CodeReference);
     }
     // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).
@@ -131,6 +131,18 @@ fn worded(v: &str) -> bool {
         .filter(|p| p.len() >= 2 && p.bytes().all(|b| b.is_ascii_alphabetic()))
         .count();
     pieces.len() >= 3 && words * 4 >= pieces.len() * 3
+}
+
+/// Capitalised words run together (`NotARealSecretJustForUnitTests`): twenty letters
+/// or more, no digit, three capitals or more and three letters a word on average. A
+/// random token of that length has no digit and so few capitals about once in six
+/// hundred times.
+fn camel_words(v: &str) -> bool {
+    let capitals = v.bytes().filter(u8::is_ascii_uppercase).count();
+    v.len() >= 20
+        && v.bytes().all(|b| b.is_ascii_alphabetic())
+        && capitals >= 3
+        && capitals * 3 <= v.len()
 }
 
 /// `{AQAAABAAAAA…}` (Jenkins' ciphertext), `{ZqL5kVrX1n8tA2}`: random characters in

@@ -467,18 +467,24 @@ fn credentials_that_are_code_or_templates() {
         "key_not_found_in_config_v2",
         "generated-at-deploy-time",
         "HS256-with-rotation-policy",
+        "NotARealSecretJustForUnitTests",
     ] {
         assert_eq!(key(v), Confidence::Low, "{v}");
     }
     for v in [
         "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
         "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+        "yqDVtkqPECriaLRiWnbGfKsZ",
     ] {
         assert_eq!(key(v), Confidence::High, "{v}");
     }
     // A passphrase is words on purpose.
     assert_eq!(
         pw("correct-horse-battery-staple", "password = "),
+        Confidence::Medium
+    );
+    assert_eq!(
+        pw("CorrectHorseBatteryStaple", "password = \""),
         Confidence::Medium
     );
 }
