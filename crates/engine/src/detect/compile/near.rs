@@ -168,12 +168,19 @@ impl AssignedValue {
 }
 
 /// Where an operator follows `text[end]` after only name characters, quotes and
-/// blanks, within `reach` bytes.
+/// blanks, within `reach` bytes (`is` and `was` count: a rule may read prose's).
 fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
     let tail = text.get(end..)?;
     for (i, &b) in tail.iter().enumerate().take(reach.saturating_add(1)) {
         match b {
             b':' | b'?' | b'=' | b'>' | b',' => return Some(end + i),
+            // Prose's operator: `my api key is …`.
+            b' ' if [&b"is "[..], b"was "]
+                .iter()
+                .any(|w| tail[i + 1..].starts_with(w)) =>
+            {
+                return Some(end + i + 1);
+            }
             b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' | b']' => {}
             b if b.is_ascii_alphanumeric() => {}
             _ => return None,

@@ -152,6 +152,11 @@ fn a_declared_assignment_reads_its_value_group() {
     assert!(value.can_follow(t.as_bytes(), end(t)));
     let t = "the key idea: keep it short";
     assert!(!value.can_follow(t.as_bytes(), end(t)));
+    // Prose's `is` is an operator; a short word after it is no value.
+    let t = "my api_key is Qm9vW3xZpL8rT2vN6kJ4 thanks";
+    assert!(value.can_follow(t.as_bytes(), end(t)));
+    let t = "the api_key is here";
+    assert!(!value.can_follow(t.as_bytes(), end(t)));
     let none = super::super::pattern::parse(r"api_key=\w+").expect("parses");
     assert!(AssignedValue::declared(&none).is_none());
 }
