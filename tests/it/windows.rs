@@ -120,16 +120,26 @@ fn values_in_jsonl_strings_across_unit_flushes_are_found() {
     assert_eq!(counts(&report), want);
 }
 
+/// `privacy-audit rules test` with `toml` as the only file of a rules folder the
+/// configuration names.
+fn rules_test(toml: &str) -> Run {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules");
+    std::fs::create_dir(&rules).expect("mkdir");
+    std::fs::write(rules.join("mine.toml"), toml).expect("write");
+    let config = dir.path().join("privacy-audit.toml");
+    std::fs::write(&config, "[rules]\ndirs = [\"rules\"]\n").expect("write");
+    let home = tempfile::tempdir().expect("tempdir");
+    let cfg = config.to_string_lossy().into_owned();
+    run(home.path(), &["--config", &cfg, "rules", "test"])
+}
+
 /// A rule's keywords must occur inside its match: `rules test` says so when an example
 /// matches the regex but holds no keyword there, rather than passing a rule that a
 /// scan would never run.
 #[test]
 fn rules_test_flags_a_keyword_outside_the_match() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let rules = dir.path().join("rules");
-    std::fs::create_dir(&rules).expect("mkdir");
-    std::fs::write(
-        rules.join("mine.toml"),
+    let t = rules_test(
         r#"
 [[rule]]
 id = "custom.ticket"
@@ -149,13 +159,7 @@ keywords = ["badge"]
 regex = '''(?P<value>B-\d{6})'''
 examples.match = ["badge no B-123456"]
 "#,
-    )
-    .expect("write");
-    let config = dir.path().join("privacy-audit.toml");
-    std::fs::write(&config, "[rules]\ndirs = [\"rules\"]\n").expect("write");
-    let home = tempfile::tempdir().expect("tempdir");
-    let cfg = config.to_string_lossy().into_owned();
-    let t = run(home.path(), &["--config", &cfg, "rules", "test"]);
+    );
     assert_eq!(t.code, 1, "{}{}", t.stdout, t.stderr);
     let badge = t
         .stdout
@@ -171,9 +175,6 @@ examples.match = ["badge no B-123456"]
 /// naming its file.
 #[test]
 fn an_assignment_rule_is_held_to_its_promise() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let rules = dir.path().join("rules");
-    std::fs::create_dir(&rules).expect("mkdir");
     let rule = |id: &str, regex: &str, example: &str| {
         format!(
             "[[rule]]\nid = \"{id}\"\ncategory = \"secret\"\nseverity = \"high\"\n\
@@ -191,19 +192,13 @@ fn an_assignment_rule_is_held_to_its_promise() {
         r"ticket (?:no )?(?P<value>T-\d{6})",
         "ticket no T-123456",
     );
-    std::fs::write(rules.join("mine.toml"), format!("{kept}\n{broken}")).expect("write");
-    let config = dir.path().join("privacy-audit.toml");
-    std::fs::write(&config, "[rules]\ndirs = [\"rules\"]\n").expect("write");
-    let home = tempfile::tempdir().expect("tempdir");
-    let cfg = config.to_string_lossy().into_owned();
-    let t = run(home.path(), &["--config", &cfg, "rules", "test"]);
+    let t = rules_test(&format!("{kept}\n{broken}"));
     assert_eq!(t.code, 1, "{}{}", t.stdout, t.stderr);
     assert!(t.stdout.contains("custom.broken"), "{}", t.stdout);
     assert!(!t.stdout.contains("custom.kept"), "{}", t.stdout);
 
     let valueless = rule("custom.valueless", r"ticket: T-\d{6}", "ticket: T-123456");
-    std::fs::write(rules.join("mine.toml"), valueless).expect("write");
-    let t = run(home.path(), &["--config", &cfg, "rules", "test"]);
+    let t = rules_test(&valueless);
     assert_eq!(t.code, 2, "{}{}", t.stdout, t.stderr);
     assert!(t.stderr.contains("mine.toml"), "{}", t.stderr);
     assert!(t.stderr.contains("`assignment` needs"), "{}", t.stderr);
