@@ -174,3 +174,54 @@ fn a_small_file_cut_short_reports_what_came_before() {
     let emails = broken_stream_emails(&bytes[..bytes.len() * 2 / 3]);
     assert_eq!(emails.iter().min(), Some(&1), "{emails:?}");
 }
+
+/// `records(n)` as one JSON document, a record a line: `{"cases": [` on line 1, record
+/// `i` on line `i + 2`.
+fn document(n: usize) -> String {
+    let records = records(n);
+    let list: Vec<&str> = records.lines().collect();
+    format!("{{\"cases\": [\n{}\n], \"n\": {n}}}\n", list.join(",\n"))
+}
+
+#[test]
+fn a_large_json_document_is_detected_in_pieces_with_true_places() {
+    // Several megabytes: the document is detected a piece at a time, and every finding
+    // still has the line, pointer and count the whole document gives.
+    let text = document(40_000);
+    assert!(text.len() > 2 * PIECE, "{}", text.len());
+    let (found, status) = scan_one("cases.json", text.as_bytes());
+    assert_eq!(status.trim(), "scanned");
+    let emails: Vec<_> = found.iter().filter(|f| f.3 == "email.address").collect();
+    assert_eq!(emails.len(), 40_000 / 1500 + 1);
+    for f in &emails {
+        let i = (f.0 - 2) as usize;
+        assert_eq!(i % 1500, 0, "{f:?}");
+        assert_eq!(f.2.as_deref(), Some(format!("/cases/{i}/note").as_str()));
+    }
+    let hashes = found
+        .iter()
+        .filter(|f| f.3 == "provenance.text_hash_mismatch")
+        .count();
+    assert_eq!(hashes, 40_000 / 2500);
+}
+
+#[test]
+fn a_large_json_document_broken_near_its_end_reports_every_leak_once() {
+    // The break comes after several pieces were detected: those keep their pointers,
+    // the rest is read as text, and no leak is reported twice.
+    let mut text = document(40_000);
+    let cut = text.rfind("\"c-38990\"").expect("late record");
+    text.insert_str(cut, "oops ");
+    let (found, _) = scan_one("cases.json", text.as_bytes());
+    assert!(
+        found.iter().any(|f| f.3 == "format.invalid_json"),
+        "{found:?}"
+    );
+    let emails: Vec<_> = found.iter().filter(|f| f.3 == "email.address").collect();
+    assert_eq!(emails.len(), 40_000 / 1500 + 1, "{emails:?}");
+    assert_eq!(emails[0].2.as_deref(), Some("/cases/0/note"));
+    assert!(
+        emails.last().is_some_and(|f| f.2.is_none()),
+        "after the break: text"
+    );
+}

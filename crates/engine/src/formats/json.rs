@@ -68,160 +68,279 @@ fn tokenize_into<'d>(
     tree: Option<&mut TreeBuilder<'d>>,
     keys: Option<&mut dyn KeyFilter>,
 ) -> Result<usize, JsonError> {
-    // Checked once here rather than string by string: a tree borrows its strings from
-    // the document. A document that is not UTF-8 gets no tree (as with `Node::parse`):
-    // lossy strings would make its text hashes look wrong. `simdutf8` checks the
-    // mostly-ASCII records several times faster than `std` (1% of a scan).
-    let text = tree
-        .is_some()
-        .then(|| simdutf8::basic::from_utf8(doc).ok())
-        .flatten();
-    let tree = tree.filter(|_| text.is_some());
-    let mut p = Parser {
-        doc,
-        text,
-        base,
-        pos: 0,
-        tree,
-        keys,
-    };
-    let root = unit.paths.root();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut deep = DeepLevels::default();
-    let mut node = root;
-    p.skip_ws();
-    'value: loop {
-        // A value is expected at `p.pos`, to be recorded under `node`.
-        if let Some(starts) = unit.value_starts.as_mut().filter(|_| deep.len == 0) {
-            starts.push((node, base + p.pos));
+    let mut tokenizer = Tokenizer::new(doc, base, tree.is_some());
+    match tokenizer.resume(unit, tree, keys, usize::MAX)? {
+        Progress::Done(end) => Ok(end),
+        // Never asked to pause.
+        Progress::Paused => Err(tokenizer.error("unexpected pause")),
+    }
+}
+
+/// The unit size at which a tokenizer pauses between two elements `depth` containers
+/// deep: `pause_at` in the outermost one, twice as much a level further in, so a
+/// record is cut only when it is much larger than a piece (a document of one object
+/// holding one long list of records still streams by its records).
+fn pause_threshold(pause_at: usize, depth: usize) -> usize {
+    match depth {
+        0 => usize::MAX,
+        d => pause_at.saturating_mul(1 << (d - 1).min(16)),
+    }
+}
+
+/// How far [`Tokenizer::resume`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The value ended just before this offset (relative to the document).
+    Done(usize),
+    /// The unit grew past the size asked for, between two elements (or members) of a
+    /// container (see [`pause_threshold`]): detect in it, clear it with
+    /// [`Unit::clear_piece`] and resume.
+    Paused,
+}
+
+/// One JSON document tokenized a piece at a time, so a document of a million records
+/// costs the memory of a piece, not of the document. A piece ends only between two
+/// elements of a container, the outermost one when it can: records lie whole in one
+/// piece unless one is many pieces large.
+pub struct Tokenizer<'d> {
+    doc: &'d [u8],
+    /// `doc` as text, when a tree is built and `doc` is UTF-8.
+    text: Option<&'d str>,
+    base: usize,
+    pos: usize,
+    stack: Vec<Frame>,
+    deep: DeepLevels,
+    node: Option<NodeId>,
+    /// Nodes of the unit's path arena that outlive a piece (the root's).
+    keep: usize,
+}
+
+impl<'d> Tokenizer<'d> {
+    /// A tokenizer of the value at `doc[0]` (file offset `base`); `tree` when a tree
+    /// will be built, which needs the document to be UTF-8.
+    pub fn new(doc: &'d [u8], base: usize, tree: bool) -> Tokenizer<'d> {
+        // Checked once here rather than string by string: a tree borrows its strings from
+        // the document. A document that is not UTF-8 gets no tree (as with `Node::parse`):
+        // lossy strings would make its text hashes look wrong. `simdutf8` checks the
+        // mostly-ASCII records several times faster than `std` (1% of a scan).
+        let text = tree.then(|| simdutf8::basic::from_utf8(doc).ok()).flatten();
+        Tokenizer {
+            doc,
+            text,
+            base,
+            pos: 0,
+            stack: Vec::new(),
+            deep: DeepLevels::default(),
+            node: None,
+            keep: 0,
         }
-        match p.peek() {
-            Some(b'{') => {
-                p.pos += 1;
-                p.skip_ws();
-                if p.peek() == Some(b'}') {
-                    p.pos += 1;
-                    p.emit(Node::Object(Object::default()));
-                } else {
-                    if let Some(t) = p.tree.as_deref_mut() {
-                        t.open_object();
-                    }
-                    if stack.len() < TRACKED_DEPTH {
-                        stack.push(Frame::Object { node });
-                    } else {
-                        node = *deep.node.get_or_insert(node);
-                        deep.push(true);
-                    }
-                    node = p.member_key(unit, node)?;
-                    continue 'value;
-                }
-            }
-            Some(b'[') => {
-                p.pos += 1;
-                p.skip_ws();
-                if p.peek() == Some(b']') {
-                    p.pos += 1;
-                    p.emit(Node::Array(Vec::new()));
-                } else {
-                    if let Some(t) = p.tree.as_deref_mut() {
-                        t.open_array();
-                    }
-                    if stack.len() < TRACKED_DEPTH {
-                        stack.push(Frame::Array { node, index: 0 });
-                        node = unit.paths.index(node, 0);
-                    } else {
-                        node = *deep.node.get_or_insert(node);
-                        deep.push(false);
-                    }
-                    continue 'value;
-                }
-            }
-            Some(b'"') => {
-                let seg = p.string(unit, Some(node), false)?;
-                if p.tree.is_some() {
-                    let text = p.string_text(unit, seg);
-                    p.emit(Node::String(text));
-                }
-            }
-            Some(b'-' | b'0'..=b'9') => p.number(unit, node)?,
-            Some(b't') => {
-                p.literal(b"true")?;
-                p.emit(Node::Bool(true));
-            }
-            Some(b'f') => {
-                p.literal(b"false")?;
-                p.emit(Node::Bool(false));
-            }
-            Some(b'n') => {
-                p.literal(b"null")?;
-                p.emit(Node::Null);
-            }
-            Some(_) => return Err(p.error("expected a JSON value")),
-            None => return Err(p.error("unexpected end of input, expected a value")),
+    }
+
+    /// Where the part of the document not yet handed over in a piece starts (relative
+    /// to the document).
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Nodes of the path arena a cleared piece must keep.
+    pub fn keep(&self) -> usize {
+        self.keep
+    }
+
+    fn error(&self, message: &'static str) -> JsonError {
+        JsonError {
+            offset: self.base + self.pos.min(self.doc.len()),
+            message,
         }
-        // After a value: close containers or move to the next member / element.
-        loop {
-            p.skip_ws();
-            if let (Some(object), Some(shared)) = (deep.top(), deep.node) {
-                match (object, p.peek()) {
-                    (true, Some(b',')) => {
+    }
+
+    /// Tokenizes on into `unit` (and `tree`), appending every string and long number;
+    /// pauses when the unit holds `pause_at` bytes or more between two elements of the
+    /// outermost container (never when the unit records value starts: their nodes must
+    /// outlive the pieces).
+    pub fn resume(
+        &mut self,
+        unit: &mut Unit,
+        tree: Option<&mut TreeBuilder<'d>>,
+        keys: Option<&mut dyn KeyFilter>,
+        pause_at: usize,
+    ) -> Result<Progress, JsonError> {
+        let pause_at = match unit.value_starts {
+            Some(_) => usize::MAX,
+            None => pause_at,
+        };
+        let tree = tree.filter(|_| self.text.is_some());
+        let mut p = Parser {
+            doc: self.doc,
+            text: self.text,
+            base: self.base,
+            pos: self.pos,
+            tree,
+            keys,
+        };
+        let stack = &mut self.stack;
+        let deep = &mut self.deep;
+        let resuming = self.node.is_some();
+        let mut node = match self.node {
+            Some(node) => node,
+            None => {
+                let root = unit.paths.root();
+                self.keep = unit.paths.len();
+                p.skip_ws();
+                root
+            }
+        };
+        let mut after_value = resuming;
+        'value: loop {
+            // A resumed tokenizer stands after a value.
+            if !std::mem::take(&mut after_value) {
+                // A value is expected at `p.pos`, to be recorded under `node`.
+                if let Some(starts) = unit.value_starts.as_mut().filter(|_| deep.len == 0) {
+                    starts.push((node, p.base + p.pos));
+                }
+                match p.peek() {
+                    Some(b'{') => {
                         p.pos += 1;
                         p.skip_ws();
-                        node = p.member_key(unit, shared)?;
-                        continue 'value;
+                        if p.peek() == Some(b'}') {
+                            p.pos += 1;
+                            p.emit(Node::Object(Object::default()));
+                        } else {
+                            if let Some(t) = p.tree.as_deref_mut() {
+                                t.open_object();
+                            }
+                            if stack.len() < TRACKED_DEPTH {
+                                stack.push(Frame::Object { node });
+                            } else {
+                                node = *deep.node.get_or_insert(node);
+                                deep.push(true);
+                            }
+                            node = p.member_key(unit, node)?;
+                            continue 'value;
+                        }
                     }
-                    (false, Some(b',')) => {
+                    Some(b'[') => {
                         p.pos += 1;
                         p.skip_ws();
-                        node = shared;
+                        if p.peek() == Some(b']') {
+                            p.pos += 1;
+                            p.emit(Node::Array(Vec::new()));
+                        } else {
+                            if let Some(t) = p.tree.as_deref_mut() {
+                                t.open_array();
+                            }
+                            if stack.len() < TRACKED_DEPTH {
+                                stack.push(Frame::Array { node, index: 0 });
+                                node = unit.paths.index(node, 0);
+                            } else {
+                                node = *deep.node.get_or_insert(node);
+                                deep.push(false);
+                            }
+                            continue 'value;
+                        }
+                    }
+                    Some(b'"') => {
+                        let seg = p.string(unit, Some(node), false)?;
+                        if p.tree.is_some() {
+                            let text = p.string_text(unit, seg);
+                            p.emit(Node::String(text));
+                        }
+                    }
+                    Some(b'-' | b'0'..=b'9') => p.number(unit, node)?,
+                    Some(b't') => {
+                        p.literal(b"true")?;
+                        p.emit(Node::Bool(true));
+                    }
+                    Some(b'f') => {
+                        p.literal(b"false")?;
+                        p.emit(Node::Bool(false));
+                    }
+                    Some(b'n') => {
+                        p.literal(b"null")?;
+                        p.emit(Node::Null);
+                    }
+                    Some(_) => return Err(p.error("expected a JSON value")),
+                    None => return Err(p.error("unexpected end of input, expected a value")),
+                }
+            }
+            // After a value: close containers or move to the next member / element.
+            loop {
+                p.skip_ws();
+                if let (Some(object), Some(shared)) = (deep.top(), deep.node) {
+                    match (object, p.peek()) {
+                        (true, Some(b',')) => {
+                            p.pos += 1;
+                            p.skip_ws();
+                            node = p.member_key(unit, shared)?;
+                            continue 'value;
+                        }
+                        (false, Some(b',')) => {
+                            p.pos += 1;
+                            p.skip_ws();
+                            node = shared;
+                            continue 'value;
+                        }
+                        (true, Some(b'}')) | (false, Some(b']')) => {
+                            p.pos += 1;
+                            deep.pop();
+                            if let Some(t) = p.tree.as_deref_mut() {
+                                t.close();
+                            }
+                            continue;
+                        }
+                        (true, _) => return Err(p.error("expected `,` or `}`")),
+                        (false, _) => return Err(p.error("expected `,` or `]`")),
+                    }
+                }
+                if p.peek() == Some(b',')
+                    && unit.len_with_keys() >= pause_threshold(pause_at, stack.len())
+                {
+                    self.pos = p.pos;
+                    self.node = Some(node);
+                    // The open containers' nodes (and so their ancestors, made before
+                    // them) outlive the piece.
+                    let open = stack.iter().map(|f| match *f {
+                        Frame::Object { node } | Frame::Array { node, .. } => node.index(),
+                    });
+                    self.keep = open.max().map_or(self.keep, |n| n + 1);
+                    return Ok(Progress::Paused);
+                }
+                let Some(frame) = stack.last_mut() else {
+                    self.pos = p.pos;
+                    return Ok(Progress::Done(p.pos));
+                };
+                match (frame, p.peek()) {
+                    (Frame::Object { node: parent }, Some(b',')) => {
+                        let parent = *parent;
+                        p.pos += 1;
+                        p.skip_ws();
+                        node = p.member_key(unit, parent)?;
                         continue 'value;
                     }
-                    (true, Some(b'}')) | (false, Some(b']')) => {
+                    (
+                        Frame::Array {
+                            node: parent,
+                            index,
+                        },
+                        Some(b','),
+                    ) => {
+                        *index += 1;
+                        let (parent, index) = (*parent, *index);
                         p.pos += 1;
-                        deep.pop();
+                        p.skip_ws();
+                        node = unit.paths.index(parent, index);
+                        continue 'value;
+                    }
+                    (Frame::Object { .. }, Some(b'}')) | (Frame::Array { .. }, Some(b']')) => {
+                        p.pos += 1;
+                        stack.pop();
                         if let Some(t) = p.tree.as_deref_mut() {
                             t.close();
                         }
-                        continue;
                     }
-                    (true, _) => return Err(p.error("expected `,` or `}`")),
-                    (false, _) => return Err(p.error("expected `,` or `]`")),
+                    (Frame::Object { .. }, _) => return Err(p.error("expected `,` or `}`")),
+                    (Frame::Array { .. }, _) => return Err(p.error("expected `,` or `]`")),
                 }
-            }
-            let Some(frame) = stack.last_mut() else {
-                return Ok(p.pos);
-            };
-            match (frame, p.peek()) {
-                (Frame::Object { node: parent }, Some(b',')) => {
-                    let parent = *parent;
-                    p.pos += 1;
-                    p.skip_ws();
-                    node = p.member_key(unit, parent)?;
-                    continue 'value;
-                }
-                (
-                    Frame::Array {
-                        node: parent,
-                        index,
-                    },
-                    Some(b','),
-                ) => {
-                    *index += 1;
-                    let (parent, index) = (*parent, *index);
-                    p.pos += 1;
-                    p.skip_ws();
-                    node = unit.paths.index(parent, index);
-                    continue 'value;
-                }
-                (Frame::Object { .. }, Some(b'}')) | (Frame::Array { .. }, Some(b']')) => {
-                    p.pos += 1;
-                    stack.pop();
-                    if let Some(t) = p.tree.as_deref_mut() {
-                        t.close();
-                    }
-                }
-                (Frame::Object { .. }, _) => return Err(p.error("expected `,` or `}`")),
-                (Frame::Array { .. }, _) => return Err(p.error("expected `,` or `]`")),
             }
         }
     }
@@ -515,115 +634,5 @@ fn clamp(n: usize) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn strings(doc: &str) -> Vec<(String, String, usize)> {
-        let mut unit = Unit::default();
-        tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
-        unit.segments
-            .iter()
-            .map(|s| {
-                let text = String::from_utf8_lossy(&unit.text[s.start..s.end]).into_owned();
-                let ptr = s.node.map(|n| unit.paths.pointer(n)).unwrap_or_default();
-                (text, ptr, s.raw_start)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn decodes_escapes_and_tracks_pointers() {
-        let got = strings(r#"{"a":{"b":["x\u0040y.com","\/home\/j"]},"n":12345678}"#);
-        assert_eq!(got[0], ("a".into(), "/a".into(), 2));
-        assert_eq!(got[2].0, "x@y.com");
-        assert_eq!(got[2].1, "/a/b/0");
-        assert_eq!(got[3], ("/home/j".into(), "/a/b/1".into(), 27));
-        assert_eq!(got[5], ("12345678".into(), "/n".into(), 44));
-    }
-
-    #[test]
-    fn maps_decoded_offsets_back_through_escapes() {
-        let doc = r#"["ab\u0040cd"]"#;
-        let mut unit = Unit::default();
-        tokenize(doc.as_bytes(), 100, &mut unit).expect("valid json");
-        // decoded "ab@cd": 'c' is decoded offset 3, raw offset 2 + 8 = 10 within string.
-        assert_eq!(unit.raw_offset(0, 3), 100 + 2 + 8);
-        assert_eq!(unit.raw_offset(0, 1), 100 + 2 + 1);
-    }
-
-    #[test]
-    fn locates_any_value_by_pointer() {
-        let doc = br#"{"a": [1, {"b": true}], "c": null}"#;
-        assert_eq!(locate(doc, 10, "/a/1/b"), 10 + 16);
-        assert_eq!(locate(doc, 10, "/c"), 10 + 29);
-        assert_eq!(locate(doc, 10, "/missing"), 10);
-        assert_eq!(locate(doc, 10, ""), 10);
-    }
-
-    #[test]
-    fn surrogate_pairs_and_lone_surrogates() {
-        let got = strings(r#"["\ud83d\ude00","\ud800x"]"#);
-        assert_eq!(got[0].0, "😀");
-        assert_eq!(got[1].0, "\u{FFFD}x");
-    }
-
-    #[test]
-    fn deep_nesting_uses_no_call_stack() {
-        let depth = 200_000;
-        let doc = format!("{}\"deep\"{}", "[".repeat(depth), "]".repeat(depth));
-        let mut unit = Unit::default();
-        let end = tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
-        assert_eq!(end, doc.len());
-        assert_eq!(unit.segments.len(), 1);
-    }
-
-    /// Past the tracked depth, levels cost a bit, not a frame and a node: the arena
-    /// holds about `TRACKED_DEPTH` nodes however deep the document, and mixed deep
-    /// objects and arrays still parse (and mismatched closers still fail).
-    #[test]
-    fn deep_levels_cost_a_bit_each() {
-        let depth = 100_000;
-        let open: String = (0..depth)
-            .map(|i| if i % 3 == 0 { "{\"k\":" } else { "[1," })
-            .collect();
-        let close: String = (0..depth)
-            .rev()
-            .map(|i| if i % 3 == 0 { "}" } else { "]" })
-            .collect();
-        let doc = format!("{open}\"bottom\"{close}");
-        let mut unit = Unit::default();
-        let end = tokenize(doc.as_bytes(), 0, &mut unit).expect("valid json");
-        assert_eq!(end, doc.len());
-        assert!(
-            unit.segments
-                .iter()
-                .any(|s| &unit.text[s.start..s.end] == b"bottom")
-        );
-        // A deep object's keys still get a node each (a key is text to judge): linear.
-        assert!(
-            unit.paths.len() < 2 * TRACKED_DEPTH + depth / 3,
-            "{} nodes",
-            unit.paths.len()
-        );
-        let arrays = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
-        let mut unit = Unit::default();
-        tokenize(arrays.as_bytes(), 0, &mut unit).expect("valid json");
-        assert!(
-            unit.paths.len() <= TRACKED_DEPTH + 1,
-            "{} nodes",
-            unit.paths.len()
-        );
-        let bad = format!("{open}\"bottom\"{}", close.replacen('}', "]", 1));
-        let mut unit = Unit::default();
-        assert!(tokenize(bad.as_bytes(), 0, &mut unit).is_err());
-    }
-
-    #[test]
-    fn reports_errors_with_offsets() {
-        let mut unit = Unit::default();
-        let err = tokenize(br#"{"a": tru}"#, 10, &mut unit).unwrap_err();
-        assert_eq!(err.offset, 16);
-        let err = tokenize(br#"{"a": "x"#, 0, &mut unit).unwrap_err();
-        assert_eq!(err.message, "unterminated string");
-    }
-}
+#[path = "json_tests.rs"]
+mod tests;

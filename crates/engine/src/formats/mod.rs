@@ -121,6 +121,15 @@ impl Unit {
         }
     }
 
+    /// Empties the unit for the next piece of a document being tokenized, keeping the
+    /// first `keep_nodes` nodes of its path arena (see [`json::Tokenizer`]).
+    pub fn clear_piece(&mut self, keep_nodes: usize) {
+        let paths = std::mem::take(&mut self.paths);
+        self.clear();
+        self.paths = paths;
+        self.paths.truncate(keep_nodes);
+    }
+
     /// Appends a verbatim run of text found at `raw_start` in the file.
     pub fn push_plain(&mut self, bytes: &[u8], raw_start: usize, node: Option<NodeId>) {
         let start = self.begin_segment();

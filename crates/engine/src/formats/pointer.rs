@@ -66,6 +66,16 @@ impl PathArena {
         self.keys.clear();
     }
 
+    /// Keeps the first `len` nodes only (and the key text they name).
+    pub fn truncate(&mut self, len: usize) {
+        self.nodes.truncate(len);
+        let used = self.nodes.iter().filter_map(|n| match n.step {
+            Step::Key { end, .. } | Step::Verbatim { end, .. } => Some(end as usize),
+            Step::Root | Step::Index(_) => None,
+        });
+        self.keys.truncate(used.max().unwrap_or(0));
+    }
+
     pub fn root(&mut self) -> NodeId {
         self.push(Node {
             parent: u32::MAX,

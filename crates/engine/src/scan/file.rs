@@ -256,6 +256,26 @@ impl<'a> FileScanner<'a> {
         json::tokenize_with(doc, base, unit, tree, &mut probe)
     }
 
+    /// Tokenizes on through one document (see [`json::Tokenizer::resume`]), leaving
+    /// out the keys that open no search.
+    fn tokenize_piece<'d>(
+        &mut self,
+        tokenizer: &mut json::Tokenizer<'d>,
+        unit: &mut Unit,
+        tree: Option<&mut TreeBuilder<'d>>,
+        pause_at: usize,
+    ) -> Result<json::Progress, json::JsonError> {
+        if !(self.content && self.rules.key_gaps) {
+            return tokenizer.resume(unit, tree, None, pause_at);
+        }
+        let mut probe = KeyProbe {
+            rules: self.rules,
+            scratch: &mut self.scratch,
+            probes_left: &mut self.key_probes,
+        };
+        tokenizer.resume(unit, tree, Some(&mut probe), pause_at)
+    }
+
     /// An empty unit with the buffers of the last one this worker used.
     fn take_unit(&mut self) -> Unit {
         let mut unit = std::mem::take(&mut self.scratch.unit);
@@ -270,13 +290,33 @@ impl<'a> FileScanner<'a> {
         }
     }
 
+    /// One JSON document, detected a piece at a time (a piece holds whole elements of
+    /// the outermost container); the audit still sees the whole document's tree.
     fn scan_json(&mut self, name: &str, text: &[u8]) {
         let named_json = name.strip_suffix(".gz").unwrap_or(name).ends_with(".json");
         let mut unit = self.take_unit();
         let mut tree = TreeBuilder::default();
         // The size limit is the document's, not the trailing whitespace's.
         let wants_tree = self.wants_tree(text.trim_ascii_end());
-        let outcome = self.tokenize(text, 0, &mut unit, wants_tree.then_some(&mut tree));
+        let mut tokenizer = json::Tokenizer::new(text, 0, wants_tree);
+        // Whether pieces before the one in hand were detected in already.
+        let mut detected = false;
+        let outcome = loop {
+            let tree = wants_tree.then_some(&mut tree);
+            match self.tokenize_piece(&mut tokenizer, &mut unit, tree, UNIT_TARGET_BYTES) {
+                Ok(json::Progress::Paused) => {
+                    if self.content {
+                        self.scan_unit(text, &unit);
+                    }
+                    unit.clear_piece(tokenizer.keep());
+                    detected = true;
+                }
+                Ok(json::Progress::Done(end)) => break Ok(end),
+                Err(err) => break Err(err),
+            }
+        };
+        // What pieces already detected in is not read again.
+        let rest = if detected { tokenizer.pos() } else { 0 };
         match outcome {
             Ok(end) if text[end..].iter().all(u8::is_ascii_whitespace) => {
                 if self.content {
@@ -286,6 +326,14 @@ impl<'a> FileScanner<'a> {
                 self.keep_unit(unit);
             }
             // Several documents one after another: JSON Lines under another name.
+            // The first one detected in already is not read again.
+            Ok(end) if detected => {
+                if self.content {
+                    self.scan_unit(text, &unit);
+                }
+                self.keep_unit(unit);
+                self.scan_jsonl(text, end, named_json)
+            }
             Ok(_) => {
                 self.keep_unit(unit);
                 self.scan_jsonl(text, 0, named_json)
@@ -295,7 +343,7 @@ impl<'a> FileScanner<'a> {
                 if named_json {
                     self.format_finding(text, err.offset, err.message);
                 }
-                self.scan_text(text, 0, text.len());
+                self.scan_text(text, rest, text.len());
             }
         }
     }
