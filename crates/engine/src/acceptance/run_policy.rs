@@ -66,7 +66,8 @@ impl RunPolicy {
 
     /// What is accepted moves out of the failing set (keeping the group it had among
     /// all findings), then what is less sure than the run reports is counted and
-    /// dropped.
+    /// dropped. (A run drops those as they come already, see [`crate::run`]: an
+    /// accepted finding is one the run would otherwise report.)
     pub fn settle(&self, mut findings: Vec<Finding>) -> Settled {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         groups::assign(&mut findings);

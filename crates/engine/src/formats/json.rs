@@ -8,7 +8,7 @@
 
 use super::deep::{DeepLevels, TRACKED_DEPTH};
 use super::tree::{Node, Object, TreeBuilder};
-use super::{NodeId, Segment, Unit};
+use super::{NodeId, PathArena, Segment, Unit};
 use std::borrow::Cow;
 
 /// Where and why a document stopped being JSON.
@@ -85,6 +85,12 @@ fn pause_threshold(pause_at: usize, depth: usize) -> usize {
         0 => usize::MAX,
         d => pause_at.saturating_mul(1 << (d - 1).min(16)),
     }
+}
+
+/// What a piece holds, in bytes: its text, and its pointer nodes (a list of a million
+/// short numbers adds no text, but a node each).
+fn piece_weight(unit: &Unit) -> usize {
+    unit.len_with_keys() + unit.paths.len() * PathArena::NODE_BYTES
 }
 
 /// How far [`Tokenizer::resume`] got.
@@ -293,7 +299,7 @@ impl<'d> Tokenizer<'d> {
                     }
                 }
                 if p.peek() == Some(b',')
-                    && unit.len_with_keys() >= pause_threshold(pause_at, stack.len())
+                    && piece_weight(unit) >= pause_threshold(pause_at, stack.len())
                 {
                     self.pos = p.pos;
                     self.node = Some(node);

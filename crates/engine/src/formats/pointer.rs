@@ -52,6 +52,9 @@ pub struct PathArena {
 }
 
 impl PathArena {
+    /// Memory a node takes.
+    pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
     /// Nodes held.
     pub fn len(&self) -> usize {
         self.nodes.len()

@@ -14,7 +14,7 @@ pub use files::{Buffer, FileList, Walk, shard};
 
 use crate::acceptance::RunPolicy;
 use crate::error::Result;
-use crate::finding::{Category, Finding};
+use crate::finding::{Category, Confidence, Finding};
 use crate::provenance::{Claim, SeenFile};
 use crate::report::{FileRecord, Report};
 use crate::scan::{FileOutcome, Mode, Progress, Scanner};
@@ -72,6 +72,9 @@ impl<S> Unit<S> {
 struct Collected<S> {
     files: Vec<FileRecord>,
     findings: Vec<Finding>,
+    /// Findings less sure than the run reports: counted as they come, not kept (a
+    /// folder can hold tens of thousands, and they would be dropped at the end).
+    below_floor: usize,
     claims: Vec<(Claim, S)>,
     seen: Vec<SeenFile>,
 }
@@ -80,6 +83,8 @@ struct Collected<S> {
 pub struct Sink<'p, S> {
     collected: Mutex<Collected<S>>,
     progress: Option<&'p Progress>,
+    /// The lowest confidence the run reports.
+    floor: Confidence,
 }
 
 impl<S: Clone> Sink<'_, S> {
@@ -100,6 +105,9 @@ impl<S: Clone> Sink<'_, S> {
             p.bytes.fetch_add(outcome.record.bytes, Ordering::Relaxed);
         }
         let mut findings = outcome.findings;
+        let before = findings.len();
+        findings.retain(|f| f.confidence >= self.floor);
+        let below = before - findings.len();
         if commit.is_some() {
             for f in &mut findings {
                 f.commit.clone_from(&commit);
@@ -116,11 +124,16 @@ impl<S: Clone> Sink<'_, S> {
         }
         c.files.push(outcome.record);
         c.findings.extend(findings);
+        c.below_floor += below;
     }
 
     /// Findings that belong to no file (a submodule's path, a pushed ref's name).
-    pub fn findings(&self, findings: Vec<Finding>) {
-        self.lock().findings.extend(findings);
+    pub fn findings(&self, mut findings: Vec<Finding>) {
+        let before = findings.len();
+        findings.retain(|f| f.confidence >= self.floor);
+        let mut c = self.lock();
+        c.below_floor += before - findings.len();
+        c.findings.extend(findings);
     }
 
     /// A file the source saw, read or not, for `--strict` completeness.
@@ -162,15 +175,18 @@ pub fn run_keeping<S: Source>(
         collected: Mutex::new(Collected {
             files: Vec::new(),
             findings: Vec::new(),
+            below_floor: 0,
             claims: Vec::new(),
             seen: Vec::new(),
         }),
         progress,
+        floor: policy.min_confidence,
     };
     source.feed(scanner, &sink)?;
     let Collected {
         files,
         mut findings,
+        below_floor,
         mut claims,
         seen,
     } = sink
@@ -186,7 +202,8 @@ pub fn run_keeping<S: Source>(
     if let Err(e) = scanner.cache.save() {
         tracing::warn!(error = %e, "could not save the hash cache; the next run will rehash");
     }
-    let settled = policy.settle(findings);
+    let mut settled = policy.settle(findings);
+    settled.below_min_confidence += below_floor;
     let mut report = Report::build(
         scanner.rules.sha256.clone(),
         started,
