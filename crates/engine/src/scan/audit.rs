@@ -124,7 +124,13 @@ impl<'a> FileAudit<'a> {
     /// known format, the first of an unknown file, and any that mention a hash.
     pub fn wants_tree(&self, doc: &[u8]) -> bool {
         let known = self.validator.format.is_some_and(|f| f != SeedFormat::None);
-        let undecided = self.validator.format.is_none() && self.records == 0;
+        // A seed format is told by an object's keys: a list of records (the largest
+        // documents) is none, and needs a tree only for hashes it mentions, or for a
+        // configured binding, which may name any key.
+        let list = doc.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+        let undecided = self.validator.format.is_none()
+            && self.records == 0
+            && (!list || !self.cfg.binds.is_empty());
         // `hash` also finds `_hash` keys and a bare `hash` key. Searched only when the
         // format does not call for a tree anyway.
         let has_hashes = || {

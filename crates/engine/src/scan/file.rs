@@ -23,7 +23,7 @@ use std::collections::HashSet;
 /// per-unit prefilter, small enough to keep memory flat on huge JSONL files.
 const UNIT_TARGET_BYTES: usize = 1 << 20;
 /// Text files are cut into chunks this large, overlapping so a match on the cut is seen.
-const TEXT_CHUNK: usize = 4 << 20;
+const TEXT_CHUNK: usize = 1 << 20;
 pub(super) const TEXT_OVERLAP: usize = 4096;
 /// Bytes of context shown on each side of a match in an excerpt.
 pub(super) const EXCERPT_CONTEXT: usize = 48;
@@ -285,7 +285,7 @@ impl<'a> FileScanner<'a> {
 
     /// Keeps `unit`'s buffers for the next file, unless one huge document grew them.
     fn keep_unit(&mut self, unit: Unit) {
-        if unit.text.capacity() <= 2 * TEXT_CHUNK {
+        if unit.text.capacity() <= 2 * UNIT_TARGET_BYTES.max(TEXT_CHUNK) {
             self.scratch.unit = unit;
         }
     }
@@ -414,11 +414,11 @@ impl<'a> FileScanner<'a> {
             if end >= to {
                 break;
             }
-            start = if text[end - 1] == b'\n' {
-                end
-            } else {
-                end - TEXT_OVERLAP
-            };
+            // The next chunk starts a little before this one ended, at a line start
+            // when one is near: a match across the cut (a key block's lines, a long
+            // line's token) is seen whole there; one seen twice is reported once.
+            let back = end - TEXT_OVERLAP;
+            start = memchr::memchr(b'\n', &text[back..end - 1]).map_or(back, |i| back + i + 1);
         }
         self.keep_unit(unit);
     }
