@@ -340,18 +340,7 @@ fn keys_twins_chains_and_a_low_confidence_rerun() {
     let home = tempfile::tempdir().expect("home");
     let data = tempfile::tempdir().expect("data");
     let d = data.path();
-    // Key material never repeats itself: a body of one unit over and over is filler.
-    use base64::Engine;
-    let bytes: Vec<u8> = (0u32..270)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-        .collect();
-    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
-    let body: String = b64
-        .as_bytes()
-        .chunks(60)
-        .map(|c| format!("{}\n", String::from_utf8_lossy(c)))
-        .collect();
-    let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n");
+    let key = crate::util::values::rsa_key_block(0);
     write(
         d,
         "notes.txt",

@@ -135,19 +135,6 @@ fn a_key_block_across_a_chunk_cut_in_a_long_text_file_is_found_once() {
         tempfile::tempdir().expect("t"),
         tempfile::tempdir().expect("t"),
     );
-    use base64::Engine;
-    let key = |seed: u32| {
-        let bytes: Vec<u8> = (0u32..270)
-            .map(|i| ((i + seed).wrapping_mul(2_654_435_761) >> 13) as u8)
-            .collect();
-        let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
-        let body: String = b64
-            .as_bytes()
-            .chunks(60)
-            .map(|c| format!("{}\n", String::from_utf8_lossy(c)))
-            .collect();
-        format!("-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n")
-    };
     // Key blocks whose first line ends at each MiB mark up to 5 MiB, in lines of
     // prose: where a chunk is cut at the last line break before a mark, the block's
     // lines fall in the next chunk, apart from the line that opens it.
@@ -163,7 +150,7 @@ fn a_key_block_across_a_chunk_cut_in_a_long_text_file_is_found_once() {
         text.push_str(&"-".repeat(at - text.len() - 1));
         text.push('\n');
         assert_eq!(text.len() + begin.len(), mark << 20);
-        text.push_str(&key(mark as u32));
+        text.push_str(&crate::util::values::rsa_key_block(mark as u32));
         keys += 1;
     }
     std::fs::write(dir.path().join("notes.txt"), &text).expect("write");

@@ -29,3 +29,19 @@ pub fn any_value() -> impl Strategy<Value = String> {
         ("[a-z]{3,8}", 2u16..250).prop_map(|(h, n)| format!("gpu-{n}.{h}.internal")),
     ]
 }
+
+/// A PEM RSA private key block whose body is key material that never repeats itself (a
+/// body of one unit over and over is filler); `seed` makes another one.
+pub fn rsa_key_block(seed: u32) -> String {
+    use base64::Engine;
+    let bytes: Vec<u8> = (0u32..270)
+        .map(|i| ((i + seed).wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let body: String = b64
+        .as_bytes()
+        .chunks(60)
+        .map(|c| format!("{}\n", String::from_utf8_lossy(c)))
+        .collect();
+    format!("-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n")
+}
