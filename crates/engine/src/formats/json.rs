@@ -50,17 +50,6 @@ pub fn tokenize_tree<'d>(
     tokenize_into(doc, base, unit, Some(tree), None)
 }
 
-/// [`tokenize`] with an optional tree, leaving out the keys `keys` skips.
-pub fn tokenize_with<'d>(
-    doc: &'d [u8],
-    base: usize,
-    unit: &mut Unit,
-    tree: Option<&mut TreeBuilder<'d>>,
-    keys: &mut dyn KeyFilter,
-) -> Result<usize, JsonError> {
-    tokenize_into(doc, base, unit, tree, Some(keys))
-}
-
 fn tokenize_into<'d>(
     doc: &'d [u8],
     base: usize,
@@ -69,11 +58,8 @@ fn tokenize_into<'d>(
     keys: Option<&mut dyn KeyFilter>,
 ) -> Result<usize, JsonError> {
     let mut tokenizer = Tokenizer::new(doc, base, tree.is_some());
-    match tokenizer.resume(unit, tree, keys, usize::MAX)? {
-        Progress::Done(end) => Ok(end),
-        // Never asked to pause.
-        Progress::Paused => Err(tokenizer.error("unexpected pause")),
-    }
+    let progress = tokenizer.resume(unit, tree, keys, usize::MAX)?;
+    tokenizer.whole(progress)
 }
 
 /// The unit size at which a tokenizer pauses between two elements `depth` containers
@@ -117,7 +103,8 @@ pub struct Tokenizer<'d> {
     stack: Vec<Frame>,
     deep: DeepLevels,
     node: Option<NodeId>,
-    /// Nodes of the unit's path arena that outlive a piece (the root's).
+    /// Nodes of the unit's path arena that outlive a piece: those of the containers
+    /// still open at the last pause, and every node made before them.
     keep: usize,
 }
 
@@ -153,6 +140,15 @@ impl<'d> Tokenizer<'d> {
         self.keep
     }
 
+    /// The end of a document tokenized in one go: `progress` from a [`Self::resume`]
+    /// asked never to pause.
+    pub fn whole(&self, progress: Progress) -> Result<usize, JsonError> {
+        match progress {
+            Progress::Done(end) => Ok(end),
+            Progress::Paused => Err(self.error("unexpected pause")),
+        }
+    }
+
     fn error(&self, message: &'static str) -> JsonError {
         JsonError {
             offset: self.base + self.pos.min(self.doc.len()),
@@ -161,9 +157,9 @@ impl<'d> Tokenizer<'d> {
     }
 
     /// Tokenizes on into `unit` (and `tree`), appending every string and long number;
-    /// pauses when the unit holds `pause_at` bytes or more between two elements of the
-    /// outermost container (never when the unit records value starts: their nodes must
-    /// outlive the pieces).
+    /// pauses between two elements of a container when the piece weighs as much as
+    /// [`pause_threshold`] says for its depth (never when the unit records value
+    /// starts: their nodes must outlive the pieces).
     pub fn resume(
         &mut self,
         unit: &mut Unit,

@@ -242,18 +242,9 @@ impl<'a> FileScanner<'a> {
         unit: &mut Unit,
         tree: Option<&mut TreeBuilder<'d>>,
     ) -> Result<usize, json::JsonError> {
-        if !(self.content && self.rules.key_gaps) {
-            return match tree {
-                Some(tree) => json::tokenize_tree(doc, base, unit, tree),
-                None => json::tokenize(doc, base, unit),
-            };
-        }
-        let mut probe = KeyProbe {
-            rules: self.rules,
-            scratch: &mut self.scratch,
-            probes_left: &mut self.key_probes,
-        };
-        json::tokenize_with(doc, base, unit, tree, &mut probe)
+        let mut tokenizer = json::Tokenizer::new(doc, base, tree.is_some());
+        let progress = self.tokenize_piece(&mut tokenizer, unit, tree, usize::MAX)?;
+        tokenizer.whole(progress)
     }
 
     /// Tokenizes on through one document (see [`json::Tokenizer::resume`]), leaving
