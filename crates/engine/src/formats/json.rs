@@ -185,7 +185,6 @@ impl<'d> Tokenizer<'d> {
         };
         let stack = &mut self.stack;
         let deep = &mut self.deep;
-        let resuming = self.node.is_some();
         let mut node = match self.node {
             Some(node) => node,
             None => {
@@ -195,9 +194,9 @@ impl<'d> Tokenizer<'d> {
                 root
             }
         };
-        let mut after_value = resuming;
+        // A resumed tokenizer stands just after a value.
+        let mut after_value = self.node.is_some();
         'value: loop {
-            // A resumed tokenizer stands after a value.
             if !std::mem::take(&mut after_value) {
                 // A value is expected at `p.pos`, to be recorded under `node`.
                 if let Some(starts) = unit.value_starts.as_mut().filter(|_| deep.len == 0) {
