@@ -198,3 +198,69 @@ fn placeholder_kinds_are_not_found() {
         .collect();
     assert!(flagged.is_empty(), "placeholders flagged: {flagged:?}");
 }
+
+/// Each `near` rule's words and the value of its first example (`NAME=value`,
+/// `"name": "value"`).
+fn near_rules() -> Vec<(String, String, String)> {
+    let value = regex::Regex::new(r#"[=:]\s*"?([^"\s]+)"?$"#).expect("regex");
+    FILES
+        .iter()
+        .flat_map(|text| {
+            let file: toml::Table = toml::from_str(text).expect("provider rules parse");
+            file["rule"].as_array().expect("rules").clone()
+        })
+        .filter_map(|r| {
+            let word = r.get("near")?.as_array()?.first()?.as_str()?.to_string();
+            let example = r["examples"]["match"].as_array()?.first()?.as_str()?;
+            let v = value.captures(example)?.get(1)?.as_str().to_string();
+            Some((r["id"].as_str()?.to_string(), word, v))
+        })
+        .collect()
+}
+
+/// A log or a record names the service once and the key plainly after it: found by the
+/// provider's rule. The same words with the value far from any credential name are not.
+#[test]
+fn found_when_the_provider_is_named_before_a_bare_credential_name() {
+    let rules = near_rules();
+    assert!(rules.len() >= 200, "{} near rules", rules.len());
+    let forms: [fn(&str, &str) -> String; 3] = [
+        |w, v| {
+            format!("[INFO] Sending request to the {w} API\n[DEBUG] Using Key={v}\n[INFO] 200 OK")
+        },
+        |w, v| format!("{{\"service\": \"{w}\", \"key\": \"{v}\"}}"),
+        |w, v| format!("You can find a {w} secret {v} within"),
+    ];
+    for (n, form) in forms.iter().enumerate() {
+        let lines: Vec<String> = rules
+            .iter()
+            .map(|(_, w, v)| serde_json::json!({ "log": form(w, v) }).to_string())
+            .collect();
+        let found = found_by_line(&lines);
+        let missed: Vec<&str> = rules
+            .iter()
+            .enumerate()
+            .filter(|(i, (id, _, _))| !found.get(&(*i as u64 + 1)).is_some_and(|s| s.contains(id)))
+            .map(|(_, (id, _, _))| id.as_str())
+            .collect();
+        assert!(missed.is_empty(), "form {n}: not found by {missed:?}");
+    }
+    let far: Vec<String> = rules
+        .iter()
+        .map(|(_, w, v)| {
+            let text = format!("{w} is named here, and only much later, in the data = '{v}'");
+            serde_json::json!({ "log": text }).to_string()
+        })
+        .collect();
+    let found = found_by_line(&far);
+    let flagged: Vec<&str> = rules
+        .iter()
+        .enumerate()
+        .filter(|(i, (id, _, _))| found.get(&(*i as u64 + 1)).is_some_and(|s| s.contains(id)))
+        .map(|(_, (id, _, _))| id.as_str())
+        .collect();
+    assert!(
+        flagged.is_empty(),
+        "found with no credential name: {flagged:?}"
+    );
+}

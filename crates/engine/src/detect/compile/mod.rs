@@ -7,6 +7,7 @@ mod config_rules;
 mod fields;
 mod lead;
 mod members;
+mod named_before;
 mod near;
 pub mod pattern;
 mod required;

@@ -115,6 +115,9 @@ pub struct AssignedValue {
     min_len: usize,
     rest: usize,
     operator: usize,
+    /// Whether the provider's word may also stand a little before a bare credential
+    /// name (see [`super::named_before`]): `near` rules only.
+    named_before: bool,
 }
 
 /// What `assignment = true` promises of a rule's matches (see [`AssignedValue`]).
@@ -130,6 +133,7 @@ impl AssignedValue {
             min_len: shape.properties().minimum_len().unwrap_or(0),
             rest: r.rest,
             operator: r.operator,
+            named_before: true,
         }
     }
 
@@ -141,12 +145,15 @@ impl AssignedValue {
             min_len: value.properties().minimum_len().unwrap_or(0),
             rest: DECLARED_REST,
             operator: DECLARED_OPERATOR,
+            named_before: false,
         })
     }
 
     /// Whether a match can have its name's keyword end at `text[end]`.
     pub fn can_follow(&self, text: &[u8], end: usize) -> bool {
         operator_after(text, end, self.rest).is_some_and(|op| self.value_after(text, op))
+            || self.named_before
+                && super::named_before::may_follow(text, end, &self.alphabet, self.min_len)
     }
 
     /// Whether a value of this shape can start after the operator at `text[op]`.
@@ -212,7 +219,9 @@ fn reaches() -> &'static Reaches {
     })
 }
 
-/// The shared pattern: name, up to two more words, operator, value, end of value.
+/// The shared pattern: name, up to two more words, operator, value, end of value; or
+/// name, a little text, a bare credential name, operator, value (see
+/// [`super::named_before`]).
 ///
 /// A name counts only where a word of its naming style starts and ends: after a
 /// separator or at the start (`x_okta_key`), or at a camel-case hump (`myOktaKey`,
@@ -259,7 +268,14 @@ const HUMP_PREFIX: &str = r"[A-Za-z0-9_.-]{0,23}?[a-z0-9]";
 /// Everything between the name and the value, the same for every rule.
 fn after_name() -> &'static str {
     static AFTER: OnceLock<String> = OnceLock::new();
-    AFTER.get_or_init(|| format!("{}{}", name_rest(), operator()))
+    AFTER.get_or_init(|| {
+        format!(
+            "(?:{}{}|{})",
+            name_rest(),
+            operator(),
+            super::named_before::pattern(&operator(), QUOTE)
+        )
+    })
 }
 
 /// From the provider's word to the operator: the rest of the name, a word or two,

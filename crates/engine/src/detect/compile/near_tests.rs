@@ -134,11 +134,45 @@ fn a_window_needs_an_operator_and_room_for_the_value_after_the_name() {
     for t in [
         "we sync with dropbox and more",
         "dropbox's folders",
-        "dropbox\nkey = k2q8x0vz4m7c1ba",
+        "dropbox\n\nkey = k2q8x0vz4m7c1ba",
+        "dropbox and a key idea: short",
         "dropbox, and then more",
         "dropbox: K2Q8X0VZ4M7C1BA",
     ] {
         assert!(!follows(t), "{t}");
+    }
+}
+
+/// The provider named a little before a bare credential name: on the line, or the
+/// line before, as logs, config blocks and records name a service once.
+#[test]
+fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
+    let (rule, tree) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+    let (_, value) = tree.expect("tree");
+    let v = "k2q8x0vz4m7c1ba";
+    let end = |t: &str| t.to_ascii_lowercase().find("dropbox").expect("word") + 7;
+    for text in [
+        format!("[INFO] Sending request to the dropbox API\n[DEBUG] Using Key={v}"),
+        format!(r#"{{"service": "dropbox", "key": "{v}"}}"#),
+        format!("# dropbox\napi_key: {v}"),
+        format!("You can find a dropbox secret {v} within"),
+        format!("dropbox (sync) authToken = '{v}'"),
+        format!("dropbox\nPASSWORD_PROD={v}"),
+    ] {
+        assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
+        assert!(value.can_follow(text.as_bytes(), end(&text)), "{text}");
+    }
+    for text in [
+        // Too far: two lines down, or past the lead on the line.
+        format!("dropbox\n\nkey = {v}"),
+        format!("dropbox {} key = {v}", "x".repeat(60)),
+        // A credential word in prose, or running on into a longer word.
+        format!("dropbox keyword is not close to the real key in the data = '{v}'"),
+        format!("dropbox\nkeyboard = {v}"),
+        // A value of another shape.
+        format!("dropbox: Using Key={v}9"),
+    ] {
+        assert_eq!(finds(&rule, &text), None, "{text}");
     }
 }
 
