@@ -107,7 +107,31 @@ fn is_next_assignment(v: &str) -> bool {
 pub fn is_key_material(value: &[u8]) -> bool {
     let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
     let lower = v.to_ascii_lowercase();
-    v.len() >= 8 && !is_placeholder(&lower) && !is_reference(&lower) && !is_filler(v.as_bytes())
+    v.len() >= 8
+        && !is_placeholder(&lower)
+        && !is_reference(&lower)
+        && !is_filler(v.as_bytes())
+        && !is_timed_uuid(&lower)
+}
+
+/// A version-1 UUID whose clock reads a date in this era: a timestamp and a network
+/// node, made to name a thing (a device, a row) and guessable, never a key. A random
+/// UUID-shaped key reads as one by chance about once in four thousand.
+fn is_timed_uuid(lower: &str) -> bool {
+    if !is_uuid(lower)
+        || lower.as_bytes()[14] != b'1'
+        || !matches!(lower.as_bytes()[19], b'8' | b'9' | b'a' | b'b')
+    {
+        return false;
+    }
+    let hex = |r: std::ops::Range<usize>| u64::from_str_radix(&lower[r], 16).ok();
+    let (Some(low), Some(mid), Some(high)) = (hex(0..8), hex(9..13), hex(15..18)) else {
+        return false;
+    };
+    // 100-nanosecond ticks since 1582-10-15; 1995 to 2045 in Unix seconds.
+    let ticks = (high << 48) | (mid << 32) | low;
+    let unix = (ticks / 10_000_000).checked_sub(12_219_292_800);
+    unix.is_some_and(|t| (788_918_400..2_366_841_600).contains(&t))
 }
 
 /// 32 to 128 hex digits, or a UUID: what a key looks like that `secret_value` would take
@@ -329,131 +353,5 @@ pub fn is_uuid(lower: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rejects_non_credentials() {
-        for v in [
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-            "550e8400-e29b-41d4-a716-446655440000",
-            "<API_KEY>",
-            "${DB_PASSWORD}",
-            "xxxxxxxxxxxx",
-            "your_api_key_here",
-            "required",
-        ] {
-            assert!(!is_credential_like(v.as_bytes()), "{v}");
-        }
-        assert!(is_credential_like(b"Tr0ub4dor&3x"));
-        assert!(!is_credential_like(b"xoxp-123-456-YourAccessTokenHere"));
-    }
-
-    #[test]
-    fn an_ethereum_address_is_public() {
-        assert!(!is_credential_like(
-            b"0x58d0d2f8a4e5b1c3e9f7a6b2c4d8e0f1a3b5c7d9"
-        ));
-        assert!(is_credential_like(
-            b"0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-        ));
-    }
-
-    #[test]
-    fn a_verdict_under_a_bare_pass_is_no_password() {
-        let secret = |v: &str, before: &str| is_secret_value(v.as_bytes(), before.as_bytes(), None);
-        assert!(!secret("skipped-test", "pass: "));
-        assert!(!secret("all_green", "test_pass = "));
-        assert!(secret("Ui9-Op4a-kk", "smtp_pass = "));
-        assert!(secret("hunter-two", "password: "));
-    }
-
-    #[test]
-    fn hex_in_both_cases_is_typed_by_hand() {
-        assert!(is_filler(b"acdeFf05b1a6d4c890237bf08c5e6e8d2b4d0f2e"));
-        assert!(!is_filler(b"acdef05b1a6d4c890237bf08c5e6e8d2b4d0f2e"));
-        assert!(!is_filler(b"ACDEF05B1A6D4C890237BF08C5E6E8D2B4D0F2E"));
-        // Base62 that is not all hex letters keeps its case.
-        assert!(!is_filler(b"Qm9vW3xZpL8rT2vN6kJ4hD1s"));
-        assert!(!is_filler(b"Ab3F"));
-        assert!(!is_filler(b"ACd356c5f8315e1365d5f994ba93a0f4b7"));
-    }
-
-    #[test]
-    fn a_short_unit_repeated_is_filler_and_random_keys_are_not() {
-        assert!(is_filler(b"GR134894112312312312312312312"));
-        assert!(is_filler(
-            b"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d"
-        ));
-        assert!(is_filler(b"ghp_abababababababcdXyZ9k2Lm4Pq7Rs8Tu"));
-        for random in [
-            "ghp_x7Kq2mP9vL4nR8tW3yB6cF1dH5jZ0sA2eG7u",
-            "AAAAAAAAAAAAAAAAAAAAAJXVLTPoli7GZaUizBF1YcgMR99YARHZhxQkT5XOPlx",
-            "3c9e1f07a4b82d65e0c7f19a84b3d26e5f0a1c97",
-        ] {
-            assert!(!repeated_unit(random.as_bytes()), "{random}");
-        }
-    }
-
-    #[test]
-    fn short_placeholder_words_count_only_standing_apart() {
-        assert!(is_placeholder("token-none"));
-        assert!(is_placeholder("tbd"));
-        // `none` and `tbd` inside random characters are chance, not a placeholder.
-        assert!(!is_placeholder("q8nonez7tbdk2"));
-        assert!(is_placeholder("sk-abc123xyz"));
-    }
-
-    #[test]
-    fn the_next_lines_name_is_no_value() {
-        assert!(!is_credential_like(b"jdbc.snowflake.url="));
-        assert!(is_credential_like(b"cGFzc3dvcmQxMjM="));
-    }
-
-    #[test]
-    fn filler_is_one_character_whatever_separates_it() {
-        assert!(is_filler(b"00000000-0000-0000-0000-000000000000"));
-        assert!(is_filler(b"sk-lf-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"));
-        assert!(!is_filler(b"e7a13c5f-9b2d-4e86-a0f1-3c7d5b9e2a64"));
-        assert!(is_filler(b"sgp_5555555dAAAAA7777777CcccCFaaaaaaaaaaaaaa"));
-        assert!(!is_filler(b"sgp_7C3e0a9DbF1482e6A5c09d3BE7f1a24c60b8D95e"));
-        assert!(!is_filler(
-            b"AAAAAAAAAAAAAAAAAAAAAJXq8RbN4yZc1dHf7sPa4Ue6gVi0bQXo3vB9qLm2TzR8wKc5YjN1dHf7sPa4"
-        ));
-    }
-
-    #[test]
-    fn basic_credentials_are_judged_decoded() {
-        use base64::Engine;
-        let enc = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-        assert!(is_basic_credential(enc("ana:S3cure!pw").as_bytes()));
-        assert!(is_basic_credential(
-            enc("ci-bot:J7qM2xV9nL4w").trim_end_matches('=').as_bytes()
-        ));
-        for stand_in in [
-            "user:password",
-            "admin:admin",
-            "me:${TOKEN}",
-            "nocolon",
-            "u:abc",
-        ] {
-            assert!(!is_basic_credential(enc(stand_in).as_bytes()), "{stand_in}");
-        }
-        assert!(!is_basic_credential(b"not base64!"));
-        // One mistyped byte in a long password still leaves the pair readable; a
-        // damaged user name, or a password mostly damaged, is no pair.
-        let engine = base64::engine::general_purpose::STANDARD;
-        let damaged = |s: &[u8]| engine.encode(s);
-        assert!(is_basic_credential(
-            damaged(b"svc-eval:vzcAdasejf\x95ZbP76UBc43MT11").as_bytes()
-        ));
-        assert!(!is_basic_credential(
-            damaged(b"sv\xffc:vzcAdasejfZbP76").as_bytes()
-        ));
-        assert!(!is_basic_credential(
-            damaged(b"svc:\x95\xfe\x81\xc0ab").as_bytes()
-        ));
-        assert!(is_credential_like(b"s3cr3t-v4lue-91"));
-    }
-}
+#[path = "secret_tests.rs"]
+mod tests;
