@@ -180,7 +180,8 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
     let tail = text.get(end..)?;
     for (i, &b) in tail.iter().enumerate().take(reach.saturating_add(1)) {
         match b {
-            b':' | b'?' | b'=' | b'>' | b',' => return Some(end + i),
+            // `(`: a setter's or builder's argument (`setApiKey("…")`).
+            b':' | b'?' | b'=' | b'>' | b',' | b'(' => return Some(end + i),
             // Prose's operator: `my api key is …`.
             b' ' if [&b"is "[..], b"was "]
                 .iter()
