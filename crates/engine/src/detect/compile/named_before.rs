@@ -20,28 +20,22 @@ const CREDENTIAL_WORDS: [&str; 5] = ["key", "token", "secret", "password", "pass
 
 /// The regex from the end of the provider's word to the start of the value.
 pub(super) fn pattern(operator: &str, quote: &str) -> String {
-    // The credential name as a word of a name after a separator (`api_key`,
-    // `x-auth-token`, `Key`), or at a camel-case hump (`apiKey`, `authToken`).
-    let bare = format!(
-        r"(?:[A-Za-z0-9_.-]{{0,24}}?[_.-])?(?i:{})",
-        CREDENTIAL_WORDS.join("|")
-    );
-    let name = format!(
-        r"(?:[^A-Za-z0-9\r\n]{bare}|[a-z0-9](?:Key|KEY|Token|TOKEN|Secret|SECRET|Password|PASSWORD))"
-    );
     format!(
         concat!(
-            // Anything on the provider's line, then the name there or on the next line
-            // (where it may start the line).
-            r"[^\r\n]{{0,{lead}}}?(?:\r?\n(?:[^\r\n]{{0,{lead}}}?{name}|{bare})|{name})",
+            // Anything on the provider's line, then perhaps the next line's start.
+            r"[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
+            // The credential name: a word of a name after a separator or at a line's
+            // start (`api_key`, `x-auth-token`, `Key`), or at a camel-case hump
+            // (`apiKey`, `authToken`).
+            r"(?:(?:[^A-Za-z0-9\r\n]|(?m:^))(?:[A-Za-z0-9_.-]{{0,24}}?[_.-])?(?i:{words})",
+            r"|[a-z0-9](?:Key|KEY|Token|TOKEN|Secret|SECRET|Password|PASSWORD))",
             // The rest of the name (`_PROD`, `V2`), never a longer lower-case word.
             r"(?:[_.-][A-Za-z0-9]{{1,12}}|[A-Z0-9][A-Za-z0-9]{{0,12}})?",
             // An operator, or in prose a blank: `the acme secret …`.
             r"{q}(?:[ \t]{{0,8}}{op}|[ \t]{{1,4}}{q})",
         ),
         lead = LEAD,
-        name = name,
-        bare = bare,
+        words = CREDENTIAL_WORDS.join("|"),
         q = quote,
         op = operator,
     )
