@@ -90,6 +90,18 @@ const NOT_SECRET_WORDS: &[&str] = &[
     "primary",
     "foreign",
     "lookup",
+    // What a key is for, when it is no credential: deduplication, locking, rows and
+    // ranges of a table, verifying (a public key), translation strings. (`pub` is left
+    // out: `flutterwavePubKey` names a provider's key, public or not, that scanners
+    // report.)
+    "dedup",
+    "lock",
+    "row",
+    "range",
+    "verify",
+    "verification",
+    "i18n",
+    "translation",
     "csrf",
     "xsrf",
     // Rails' name for its CSRF token.

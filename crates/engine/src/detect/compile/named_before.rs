@@ -18,23 +18,31 @@ pub(super) const LEAD: usize = 48;
 /// Credential names, lower-case; matched in any case, as a word of a name.
 const CREDENTIAL_WORDS: [&str; 5] = ["key", "token", "secret", "password", "passwd"];
 
+/// The words that may qualify a bare credential name and keep it one (`api_key`,
+/// `authToken`, `client-secret`). Any other word says what kind of key it is (`row_key`,
+/// `sort key`, `pageToken`, `release key`): not the provider's.
+const QUALIFIERS: &str = "api|access|auth|client|app|secret|private|bearer|service|master|signing";
+
 /// The regex from the end of the provider's word to the start of the value.
 pub(super) fn pattern(operator: &str, quote: &str) -> String {
     format!(
         concat!(
-            // Anything on the provider's line, then perhaps the next line's start.
-            r"[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
-            // The credential name: a word of a name after a separator or at a line's
-            // start (`api_key`, `x-auth-token`, `Key`), or at a camel-case hump
-            // (`apiKey`, `authToken`).
-            r"(?:(?:[^A-Za-z0-9\r\n]|(?m:^))(?:[A-Za-z0-9_.-]{{0,24}}?[_.-])?(?i:{words})",
-            r"|[a-z0-9](?:Key|KEY|Token|TOKEN|Secret|SECRET|Password|PASSWORD))",
+            // Either the credential name right after the provider's word (`the acme
+            // secret …`), or after a little text on its line or the next one, where
+            // the name starts a member, an argument, a line or a log's `Using …`.
+            r"(?:[ \t]{{1,4}}|[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
+            r#"(?:[\[\]{{}}(,;"'`][ \t]{{0,4}}|(?m:^)[ \t]{{0,16}}(?:-[ \t]{{1,4}}|export[ \t]{{1,4}})?|(?i:using)[ \t]{{1,4}}))"#,
+            // The name: qualified only as a credential is (`api_key`, `X_API_KEY`,
+            // `authToken`), never by what the key is for.
+            r"(?:(?:(?i:{qual})[_.-]?|(?:[A-Z][A-Z0-9]{{0,23}}_){{1,2}})?(?i:{words})",
+            r"|(?i:{qual})(?:Key|KEY|Token|TOKEN|Secret|SECRET|Password|PASSWORD))",
             // The rest of the name (`_PROD`, `V2`), never a longer lower-case word.
             r"(?:[_.-][A-Za-z0-9]{{1,12}}|[A-Z0-9][A-Za-z0-9]{{0,12}})?",
             // An operator, or in prose a blank: `the acme secret …`.
             r"{q}(?:[ \t]{{0,8}}{op}|[ \t]{{1,4}}{q})",
         ),
         lead = LEAD,
+        qual = QUALIFIERS,
         words = CREDENTIAL_WORDS.join("|"),
         q = quote,
         op = operator,
@@ -47,9 +55,9 @@ pub(super) fn pattern(operator: &str, quote: &str) -> String {
 /// pass asks it before opening a window, so a provider's name in prose with no key
 /// after it costs no regex search.
 pub(super) fn may_follow(text: &[u8], end: usize, alphabet: &ByteSet, min_len: usize) -> bool {
-    // Where the credential word may start: the gap, the byte before the word, and on
-    // the provider's line or the next.
-    const STARTS: usize = LEAD + 2;
+    // Where the credential word may start, on the provider's line or the next: the
+    // gap, what opens the name (`export `, `Using `), its qualifiers (`X_API_`).
+    const STARTS: usize = LEAD + 80;
     // Where the line from `from` ends, looking no further than a word start can be.
     let line_end = |from: usize| {
         let reach = text.len().min(from + STARTS);

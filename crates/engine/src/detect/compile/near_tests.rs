@@ -156,7 +156,7 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         format!(r#"{{"service": "dropbox", "key": "{v}"}}"#),
         format!("# dropbox\napi_key: {v}"),
         format!("You can find a dropbox secret {v} within"),
-        format!("dropbox (sync) authToken = '{v}'"),
+        format!("dropbox (sync, authToken = '{v}')"),
         format!("dropbox\nPASSWORD_PROD={v}"),
     ] {
         assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
@@ -171,6 +171,12 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         format!("dropbox\nkeyboard = {v}"),
         // A value of another shape.
         format!("dropbox: Using Key={v}9"),
+        // A name that says what kind of key it is, or an attribute: not the provider's.
+        format!("dropbox sync\nrow_key = {v}"),
+        format!("dropbox\nsort key = {v}"),
+        format!("dropbox\nself.key = {v}"),
+        format!("dropbox call keeps dropping\nAssistant: The error token: {v}"),
+        format!("dropbox\nnextPageToken: {v}"),
     ] {
         assert_eq!(finds(&rule, &text), None, "{text}");
     }
