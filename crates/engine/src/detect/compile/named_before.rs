@@ -32,9 +32,9 @@ pub(super) fn pattern(operator: &str, quote: &str) -> String {
             // the name starts a member, an argument, a line or a log's `Using …`.
             r"(?:[ \t]{{1,4}}|[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
             r#"(?:[\[\]{{}}(,;"'`][ \t]{{0,4}}|(?m:^)[ \t]{{0,16}}(?:-[ \t]{{1,4}}|export[ \t]{{1,4}})?|(?i:using)[ \t]{{1,4}}))"#,
-            // The name: qualified only as a credential is (`api_key`, `X_API_KEY`,
+            // The name: qualified only as a credential is (`api_key`, `API_KEY`,
             // `authToken`), never by what the key is for.
-            r"(?:(?:(?i:{qual})[_.-]?|(?:[A-Z][A-Z0-9]{{0,23}}_){{1,2}})?(?i:{words})",
+            r"(?:(?:(?i:{qual})[_.-]?)?(?i:{words})",
             r"|(?i:{qual})(?:Key|KEY|Token|TOKEN|Secret|SECRET|Password|PASSWORD))",
             // The rest of the name (`_PROD`, `V2`), never a longer lower-case word.
             r"(?:[_.-][A-Za-z0-9]{{1,12}}|[A-Z0-9][A-Za-z0-9]{{0,12}})?",
@@ -56,8 +56,8 @@ pub(super) fn pattern(operator: &str, quote: &str) -> String {
 /// after it costs no regex search.
 pub(super) fn may_follow(text: &[u8], end: usize, alphabet: &ByteSet, min_len: usize) -> bool {
     // Where the credential word may start, on the provider's line or the next: the
-    // gap, what opens the name (`export `, `Using `), its qualifiers (`X_API_`).
-    const STARTS: usize = LEAD + 80;
+    // gap, what opens the name (`    export `), its qualifier (`secret_`).
+    const STARTS: usize = LEAD + 40;
     // Where the line from `from` ends, looking no further than a word start can be.
     let line_end = |from: usize| {
         let reach = text.len().min(from + STARTS);
