@@ -159,6 +159,15 @@ fn secrets_wrapped_across_a_json_line_join() {
     for (name, text) in [
         (".env", "API_KEY=q8ZrT2vLx9Wk4NpB7sYd\nDB_HOST=db\n"),
         ("c.yaml", "api_key: q8ZrT2vLx9Wk4NpB7sYd\nregion: eu\n"),
+        (
+            "c.properties",
+            "api.key=q8ZrT2vLx9Wk4NpB7sYd\nspring.datasource.url = jdbc\n",
+        ),
+        // Base64 padding ends the token: the next line's first word is not more of it.
+        (
+            "t.txt",
+            "token=dGhpcyBpcyBub3QgYSByZWFsIHRva2Vu==\nmysql -u ro\n",
+        ),
     ] {
         let got = rules_for(name, text);
         assert_eq!(got, ["secret.generic_api_key"], "{name}: {got:?}");

@@ -196,7 +196,11 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
                         .iter()
                         .take_while(|&&b| is_token_byte(b))
                         .count();
-                if to == from || starts_a_statement(&text[from..to], text.get(to)) {
+                // Base64 padding ends a token: nothing that follows is more of it.
+                if to == from
+                    || joined.last() == Some(&b'=')
+                    || starts_a_statement(&text[from..to], &text[to..])
+                {
                     break;
                 }
                 joined.extend_from_slice(&text[from..to]);
@@ -216,13 +220,18 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     (!out.segments.is_empty()).then_some(out)
 }
 
-/// A line that opens with `NAME=value` or `name:` starts a setting of its own (the
-/// next line of a `.env` or YAML file), not the rest of a token: base64 has `=` only
-/// as padding at its end, and a key's pieces are not followed by a colon.
-fn starts_a_statement(piece: &[u8], next: Option<&u8>) -> bool {
+/// A line that opens with `NAME=value`, `name:` or `name = value` starts a setting of
+/// its own (the next line of a `.env`, YAML or `.properties` file), not the rest of a
+/// token: base64 has `=` only as padding at its end, and a key's pieces are not
+/// followed by a colon or an operator.
+fn starts_a_statement(piece: &[u8], rest: &[u8]) -> bool {
     let assigns =
         memchr::memchr(b'=', piece).is_some_and(|i| piece[i..].iter().any(|&b| b != b'='));
-    assigns || next == Some(&b':')
+    let operator = rest
+        .iter()
+        .find(|&&b| b != b' ' && b != b'\t')
+        .is_some_and(|&b| b == b':' || b == b'=');
+    assigns || operator
 }
 
 /// Where the next line starts, if a line break (`\n` or `\r\n`) is at `at`.
