@@ -27,9 +27,9 @@ pub(super) fn collect_windows(
     let mut hit = |r: usize, hs: usize, he: usize, check_bytes: bool| {
         if wanted(r)
             && let Matcher::Regex(p) = &rules.rules[r].matcher
-            && (!check_bytes || p.alphabet.contains_all(&text[hs..he]))
+            && (!check_bytes || p.facts().alphabet.contains_all(&text[hs..he]))
         {
-            windows[r].add(&mut at, hs, he, p.reach, true);
+            windows[r].add(&mut at, hs, he, p.facts().reach, true);
         }
     };
     if let Some(keywords) = &rules.prefilter {
@@ -196,7 +196,7 @@ fn digit_candidates(
                 let (Some(seg), Matcher::Regex(p)) = (digits_only, &rules.rules[r].matcher) else {
                     return false;
                 };
-                let Some((min, max)) = p.bounded_value else {
+                let Some((min, max)) = p.facts().bounded_value else {
                     return false;
                 };
                 let (s, e) = (unit.segments[seg].start, unit.segments[seg].end);
@@ -238,7 +238,7 @@ fn digit_candidates(
                 if wanted(r)
                     && let Matcher::Regex(p) = &rules.rules[r].matcher
                 {
-                    windows[r].add(&mut at, m.start(), m.end(), p.reach, false);
+                    windows[r].add(&mut at, m.start(), m.end(), p.facts().reach, false);
                 }
             }
             let next = if m.is_empty() { m.end() + 1 } else { m.end() };

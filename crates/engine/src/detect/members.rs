@@ -113,6 +113,7 @@ pub(super) fn search_named(
             break;
         };
         let span = p
+            .facts()
             .value_group
             .and_then(|g| engine.caps.get_group(g))
             .unwrap_or(m.span());

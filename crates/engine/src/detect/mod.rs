@@ -203,7 +203,7 @@ fn detect_fields(
             let (Some(filter), Matcher::Regex(p)) = (&rule.fields, &rule.matcher) else {
                 continue;
             };
-            if let Some((min, max)) = p.whole_len
+            if let Some((min, max)) = p.facts().whole_len
                 && (seg.end - seg.start < min || max.is_some_and(|m| seg.end - seg.start > m))
             {
                 continue;
@@ -246,7 +246,10 @@ fn run_regex(
     out: &mut Vec<RawMatch>,
 ) {
     let (lo, hi) = window;
-    if p.required.is_some_and(|r| !r.found_in(&hay[lo..hi])) {
+    if p.facts()
+        .required
+        .is_some_and(|r| !r.found_in(&hay[lo..hi]))
+    {
         return;
     }
     let mut input = Input::new(hay).range(lo..hi);
@@ -262,6 +265,7 @@ fn run_regex(
         // it started in, and go on from that value's end, so neither value loses its
         // own match.
         let value = p
+            .facts()
             .value_group
             .and_then(|g| engine.caps.get_group(g))
             .unwrap_or(m.span());
@@ -278,6 +282,7 @@ fn run_regex(
         }
         if let Some(m) = engine.caps.get_match() {
             let span = p
+                .facts()
                 .value_group
                 .and_then(|g| engine.caps.get_group(g))
                 .unwrap_or(m.span());

@@ -17,6 +17,7 @@
 //! names, so `{"dropbox_token": "…"}` is read as `dropbox_token=…`.
 
 use super::alphabet::{ByteSet, alphabet};
+use super::pattern::LazyTree;
 use crate::error::{Error, Result};
 use crate::rules::RuleSpec;
 use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, Hir};
@@ -31,7 +32,7 @@ const QUOTE: &str = r#"(?:\\?["'`])?"#;
 pub(super) fn expand(
     origin: &str,
     mut spec: RuleSpec,
-) -> Result<(RuleSpec, Option<(Hir, AssignedValue)>)> {
+) -> Result<(RuleSpec, Option<(LazyTree, AssignedValue)>)> {
     if spec.near.is_empty() {
         return Ok((spec, None));
     }
@@ -59,7 +60,7 @@ pub(super) fn expand(
     }
     let shape_tree = super::pattern::parse(&shape).map_err(|e| bad(&format!("bad regex: {e}")))?;
     let value = AssignedValue::near(&shape_tree);
-    let tree = syntax_tree(&spec.near, shape_tree).map_err(|e| bad(&format!("bad regex: {e}")))?;
+    let shared = shared().map_err(|e| bad(&format!("bad regex: {e}")))?;
     spec.regex = Some(pattern(&spec.near, &shape));
     for w in &spec.near {
         if !spec.keywords.iter().any(|k| k.eq_ignore_ascii_case(w)) {
@@ -69,6 +70,13 @@ pub(super) fn expand(
     if spec.member_names.is_empty() {
         spec.member_names = spec.near.clone();
     }
+    let (words, keywords) = (spec.near.clone(), spec.keywords.clone());
+    let tree: LazyTree = Box::new(move || {
+        (
+            syntax_tree(shared, &words, shape_tree.clone()),
+            keywords.clone(),
+        )
+    });
     Ok((spec, Some((tree, value))))
 }
 
@@ -308,23 +316,27 @@ const END: &str = r"(?:[^A-Za-z0-9_-]|$)";
 
 /// The syntax tree of [`pattern`]`(words, shape)`, put together from parsed parts: the
 /// parts every rule shares are parsed once, so three hundred rules cost three hundred
-/// small parses at start-up rather than three hundred of the whole pattern.
-fn syntax_tree(words: &[String], shape: Hir) -> std::result::Result<Hir, String> {
-    let shared = SHARED
-        .get_or_init(Shared::parse)
-        .as_ref()
-        .map_err(Clone::clone)?;
+/// small trees rather than three hundred parses of the whole pattern.
+fn syntax_tree(shared: &Shared, words: &[String], shape: Hir) -> Hir {
     let value = Hir::capture(Capture {
         index: 1,
         name: Some("value".into()),
         sub: Box::new(shape),
     });
-    Ok(Hir::concat(vec![
+    Hir::concat(vec![
         shared.name(words),
         shared.after.clone(),
         value,
         shared.end.clone(),
-    ]))
+    ])
+}
+
+/// The shared parts, parsed on first use.
+fn shared() -> std::result::Result<&'static Shared, String> {
+    SHARED
+        .get_or_init(Shared::parse)
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 static SHARED: OnceLock<std::result::Result<Shared, String>> = OnceLock::new();

@@ -57,6 +57,18 @@ pub struct Pattern {
     /// Built on first use for a built-in rule (see [`compile_lazy`]).
     built: OnceLock<Regex>,
     pub source: String,
+    /// What the syntax tree says; worked out on first use for a `near` rule.
+    facts: OnceLock<Facts>,
+    /// How to build the tree of a pattern whose facts wait for first use.
+    tree: Option<LazyTree>,
+}
+
+/// Builds a syntax tree on demand (see [`Pattern::deferred`]).
+pub(super) type LazyTree = Box<dyn Fn() -> (Hir, Vec<String>) + Send + Sync>;
+
+/// What a pattern's syntax tree says about where its matches can be.
+#[derive(Debug)]
+pub struct Facts {
     pub value_group: Option<usize>,
     pub reach: Reach,
     /// The trigger the pattern alone implies; a rule with keywords uses those instead.
@@ -107,8 +119,8 @@ impl DigitGroup {
         let reach = Reach {
             max_len: members
                 .iter()
-                .try_fold(0, |n, (_, p)| p.reach.max_len.map(|m| n.max(m))),
-            single_line: members.iter().all(|(_, p)| p.reach.single_line),
+                .try_fold(0, |n, (_, p)| p.facts().reach.max_len.map(|m| n.max(m))),
+            single_line: members.iter().all(|(_, p)| p.facts().reach.single_line),
         };
         Ok(Some(DigitGroup {
             rules: members.iter().map(|(i, _)| *i).collect(),
@@ -117,12 +129,41 @@ impl DigitGroup {
             reach,
             lead: members
                 .iter()
-                .try_fold(0, |k, (_, p)| p.digit_lead.map(|l| k.max(l))),
+                .try_fold(0, |k, (_, p)| p.facts().digit_lead.map(|l| k.max(l))),
         }))
     }
 }
 
 impl Pattern {
+    /// A pattern whose tree is built, and its facts worked out, the first time a
+    /// window asks for them: three hundred `near` rules share most of one long
+    /// pattern, and analysing each at load was most of a hook's start-up while a
+    /// given commit wakes few of them.
+    pub(super) fn deferred(source: String, tree: LazyTree) -> Pattern {
+        Pattern {
+            built: OnceLock::new(),
+            source,
+            facts: OnceLock::new(),
+            tree: Some(tree),
+        }
+    }
+
+    pub fn facts(&self) -> &Facts {
+        self.facts.get_or_init(|| match &self.tree {
+            Some(build) => {
+                let (hir, keywords) = build();
+                facts_of(&hir, &keywords)
+            }
+            // Never runs: a pattern without a deferred tree is made with its facts.
+            None => facts_of(&Hir::empty(), &[]),
+        })
+    }
+
+    /// Whether the facts wait for first use (see [`Pattern::deferred`]).
+    pub fn is_deferred(&self) -> bool {
+        self.tree.is_some() && self.facts.get().is_none()
+    }
+
     pub fn regex(&self) -> &Regex {
         self.built.get_or_init(|| {
             builder().build(&self.source).unwrap_or_else(|e| {
@@ -213,25 +254,53 @@ pub fn compile_lazy(origin: &str, id: &str, source: &str, keywords: &[String]) -
     Ok(analysed(source, hir, keywords))
 }
 
+/// [`compile_lazy`] with the parse itself put off until a window asks for the
+/// pattern's facts: for a built-in rule with keywords, whose regex a test parses and
+/// builds, and which a given commit or folder seldom wakes.
+pub(super) fn deferred_parse(origin: &str, id: &str, source: &str, keywords: &[String]) -> Pattern {
+    let (origin, id, text, keywords) = (
+        origin.to_string(),
+        id.to_string(),
+        source.to_string(),
+        keywords.to_vec(),
+    );
+    Pattern::deferred(
+        source.to_string(),
+        Box::new(move || {
+            let hir = parse(&text).unwrap_or_else(|e| {
+                // A test parses every built-in regex: this is not met in a release.
+                tracing::error!(%origin, rule = %id, error = %e, "a built-in regex does not parse");
+                Hir::fail()
+            });
+            (hir, keywords.clone())
+        }),
+    )
+}
+
 /// [`compile_lazy`] given the syntax tree of `source`, put together by the caller (a
 /// `near` rule's shared parts are parsed once, not once per rule).
 pub(super) fn analysed(source: &str, hir: Hir, keywords: &[String]) -> Pattern {
-    let value_group = capture_index(&hir, "value");
-    let reach = Reach {
-        max_len: hir.properties().maximum_len(),
-        single_line: single_line(&hir),
-    };
     Pattern {
         built: OnceLock::new(),
         source: source.to_string(),
-        value_group,
-        reach,
-        implied_trigger: implied_trigger(&hir),
-        required: super::required::required_bytes(&hir, &trigger_bytes(&hir, keywords)),
-        alphabet: alphabet(&hir),
-        digit_lead: super::lead::digit_lead(&hir),
-        bounded_value: super::lead::bounded_value(&hir),
-        whole_len: whole_len(&hir),
+        facts: OnceLock::from(facts_of(&hir, keywords)),
+        tree: None,
+    }
+}
+
+fn facts_of(hir: &Hir, keywords: &[String]) -> Facts {
+    Facts {
+        value_group: capture_index(hir, "value"),
+        reach: Reach {
+            max_len: hir.properties().maximum_len(),
+            single_line: single_line(hir),
+        },
+        implied_trigger: implied_trigger(hir),
+        required: super::required::required_bytes(hir, &trigger_bytes(hir, keywords)),
+        alphabet: alphabet(hir),
+        digit_lead: super::lead::digit_lead(hir),
+        bounded_value: super::lead::bounded_value(hir),
+        whole_len: whole_len(hir),
     }
 }
 

@@ -93,15 +93,19 @@ fn compile_rule(s: Sourced) -> Result<Rule> {
     }
     // Built-in regexes are built on first use (a test builds every one); an operator's
     // are built now, so a bad one stops the run at load.
-    let compiled = if let (true, Some(tree)) = (origin.starts_with("built-in "), near_tree) {
-        pattern::analysed(&pattern, tree, &spec.keywords)
-    } else if origin.starts_with("built-in ") {
+    let builtin = origin.starts_with("built-in ");
+    let compiled = if let (true, Some(tree)) = (builtin, near_tree) {
+        pattern::Pattern::deferred(pattern.clone(), tree)
+    } else if builtin && !spec.keywords.is_empty() && assigned.is_none() {
+        // Its keywords, not its tree, say where it runs: the tree waits for a hit.
+        pattern::deferred_parse(&origin, &id, &pattern, &spec.keywords)
+    } else if builtin {
         pattern::compile_lazy(&origin, &id, &pattern, &spec.keywords)?
     } else {
         pattern::compile(&origin, &id, &pattern, &spec.keywords)?
     };
     let trigger = if spec.keywords.is_empty() {
-        compiled.implied_trigger
+        compiled.facts().implied_trigger
     } else {
         Trigger::Keywords
     };

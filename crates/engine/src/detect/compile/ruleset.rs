@@ -201,12 +201,22 @@ impl RuleSet {
     /// Compiles `specs` with the run's settings. Reads no file: every input is a value
     /// the caller loaded (see [`crate::rules`]).
     pub fn compile(specs: Vec<Sourced>, settings: Settings) -> Result<RuleSet> {
-        let builtin = crate::rules::builtin_ids()?;
-        let replaced: Vec<(String, String)> = specs
+        let operators: Vec<&Sourced> = specs
             .iter()
-            .filter(|s| builtin.contains(&s.spec.id) && !s.origin.starts_with("built-in "))
-            .map(|s| (s.spec.id.clone(), s.origin.clone()))
+            .filter(|s| !s.origin.starts_with("built-in "))
             .collect();
+        // Reading the built-in ids parses every built-in file again: only an
+        // operator's rule can replace one.
+        let replaced: Vec<(String, String)> = if operators.is_empty() {
+            Vec::new()
+        } else {
+            let builtin = crate::rules::builtin_ids()?;
+            operators
+                .iter()
+                .filter(|s| builtin.contains(&s.spec.id))
+                .map(|s| (s.spec.id.clone(), s.origin.clone()))
+                .collect()
+        };
         let Settings {
             domains,
             denylist,

@@ -47,7 +47,10 @@ impl Triggers {
                 let owner = KeywordOwner {
                     rule: i,
                     check_bytes: match &rule.matcher {
-                        Matcher::Regex(p) => !p.alphabet.holds_every_case_of(kw.as_bytes()),
+                        // A deferred pattern's facts are not worked out for this:
+                        // the check is made at its first hit instead.
+                        Matcher::Regex(p) if p.is_deferred() => true,
+                        Matcher::Regex(p) => !p.facts().alphabet.holds_every_case_of(kw.as_bytes()),
                         _ => false,
                     },
                     name_word: rule.near.contains(&kw),
