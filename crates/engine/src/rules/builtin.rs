@@ -30,6 +30,7 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
     rule_file!("providers-business.toml"),
     rule_file!("providers-near.toml"),
     rule_file!("providers-extra.toml"),
+    rule_file!("providers-more.toml"),
 ];
 
 #[cfg(test)]
