@@ -34,12 +34,33 @@ fn whole_chars(value: &[u8]) -> &str {
 /// (`AccessTokenHere`, `YOUR_KEY_HERE`).
 pub fn is_placeholder(lower: &str) -> bool {
     let Some((ac, words)) = PLACEHOLDER_WORDS.as_ref() else {
-        return lower.ends_with("here");
+        return lower.ends_with("here") || is_bracketed(lower);
     };
     lower.ends_with("here")
+        || is_bracketed(lower)
         || ac
             .find_overlapping_iter(lower)
             .any(|m| holds_word(lower, &words[m.pattern().as_usize()]))
+}
+
+/// A bracketed stand-in (`<PASSWORD>`, `<%= ENV["KEY"] %>`, `key-<redacted>`): a value
+/// that opens or closes a pair of angle brackets. A lone `>` among a random secret's
+/// punctuation (`bQ7;kn>L2w…`) is one of its characters.
+///
+/// A word in square brackets (`[password]`, `[api_key]`) stands in the same way.
+fn is_bracketed(lower: &str) -> bool {
+    lower.starts_with('<')
+        || lower.ends_with('>')
+        || lower.find('<').is_some_and(|i| lower[i..].contains('>'))
+        || lower.match_indices('[').any(|(i, _)| {
+            lower[i + 1..].split_once(']').is_some_and(|(word, _)| {
+                word.len() >= 2
+                    && word.bytes().any(|b| b.is_ascii_alphabetic())
+                    && word
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' '))
+            })
+        })
 }
 
 /// A short plain word (`none`, `tbd`, `mock`) counts only standing apart from letters

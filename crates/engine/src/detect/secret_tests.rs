@@ -78,6 +78,13 @@ fn a_short_unit_repeated_is_filler_and_random_keys_are_not() {
 fn short_placeholder_words_count_only_standing_apart() {
     assert!(is_placeholder("token-none"));
     assert!(is_placeholder("tbd"));
+    // Angle brackets stand in only as a pair or at an end.
+    assert!(is_placeholder("<password>"));
+    assert!(is_placeholder("<%= env[\"key\"] %>"));
+    assert!(is_placeholder("key-<redacted>"));
+    assert!(!is_placeholder("bq7;kn>l2wj33gb>x"));
+    assert!(is_placeholder("neo4j:[password]"));
+    assert!(!is_placeholder("(k)7nw[^+2$qadz@]*4rm"));
     // `none` and `tbd` inside random characters are chance, not a placeholder.
     assert!(!is_placeholder("q8nonez7tbdk2"));
     assert!(is_placeholder("sk-abc123xyz"));

@@ -74,6 +74,8 @@ pub struct FileScanner<'a> {
     seen: HashSet<(usize, u32, u32, String)>,
     /// (rule, line, column) of every finding so far.
     placed: HashSet<(usize, u32, u32)>,
+    /// (rule, line, JSON pointer) of every finding read from the text as written.
+    written: HashSet<(usize, u32, Option<String>)>,
     pub findings: Vec<Finding>,
     audit: Option<FileAudit<'a>>,
     /// Privacy detection runs; off for `verify` (provenance only).
@@ -102,6 +104,7 @@ impl<'a> FileScanner<'a> {
             budget: DECODE_BUDGET,
             seen: HashSet::new(),
             placed: HashSet::new(),
+            written: HashSet::new(),
             findings: Vec::new(),
             audit: None,
             content: true,

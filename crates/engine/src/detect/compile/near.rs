@@ -95,6 +95,9 @@ pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
     let starts = match start.checked_sub(1).map(|i| text[i]) {
         None => true,
         Some(b) if !b.is_ascii_alphanumeric() => true,
+        Some(b'D') if start >= 2 && text[start - 2] == b'-' => {
+            start == 2 || matches!(text[start - 3], b' ' | b'\t')
+        }
         Some(b) => {
             (b.is_ascii_lowercase() || b.is_ascii_digit())
                 && text.get(start).is_some_and(u8::is_ascii_uppercase)
@@ -268,7 +271,8 @@ fn name(words: &[String]) -> String {
 }
 
 /// Where a name may start: the start of the text or a byte that is no letter or digit.
-const START: &str = r"(?:^|[^A-Za-z0-9])";
+/// A JVM system property on a command line (`-Dsonar.login=…`) starts after its `-D`.
+const START: &str = r"(?:^|[^A-Za-z0-9]|(?:^|[ \t])-D)";
 /// Words of the name before the provider's, ending in a separator (`x_`, `my.`).
 const PREFIX: &str = r"(?:[A-Za-z0-9_.-]{0,24}?[_.-])?";
 /// Words of the name before the provider's capitalised one (`my` of `myOktaKey`).

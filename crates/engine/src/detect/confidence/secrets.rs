@@ -63,8 +63,14 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     if !password && (worded(v) || camel_words(v)) {
         return Some(Reason::CodeReference);
     }
-    // A call or a subscript (`sys.argv[2]`, `request.POST['password']`).
-    if v.contains('(') || v.contains('[') {
+    // A call or a subscript (`sys.argv[2]`, `request.POST['password']`): a name, then
+    // its bracket. A random secret's brackets stand anywhere (`(k)7nw(^+2…`).
+    if v.find(['(', '[']).is_some_and(|i| {
+        i > 0
+            && v[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+    }) {
         return Some(Reason::CodeReference);
     }
     if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_random(v))

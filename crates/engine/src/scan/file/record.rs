@@ -73,6 +73,24 @@ impl FileScanner<'_> {
         {
             return;
         }
+        // A value with an escape in it (`%81`, `\u00e9`, `&amp;`) is decoded for another
+        // look; when the rule already found it on this line as written, the decoded
+        // reading is the same secret again. (A second, encoded secret in a value its
+        // rule already flags is not lost to the gate: the value is reported.)
+        let written = matches!(unit.encoding, None | Some(Encoding::Plain));
+        let decoded = matches!(
+            unit.encoding,
+            Some(
+                Encoding::Percent
+                    | Encoding::Escapes
+                    | Encoding::Entities
+                    | Encoding::QuotedPrintable
+            )
+        );
+        let raw_pointer = unit.segments[m.seg].node.map(|n| unit.paths.pointer(n));
+        if decoded && self.written.contains(&(m.rule, line, raw_pointer.clone())) {
+            return;
+        }
         let fingerprints = self.key.pair(&rule.id, value);
         if !self
             .seen
@@ -81,7 +99,9 @@ impl FileScanner<'_> {
             return;
         }
         self.placed.insert((m.rule, line, column));
-        let raw_pointer = unit.segments[m.seg].node.map(|n| unit.paths.pointer(n));
+        if written {
+            self.written.insert((m.rule, line, raw_pointer.clone()));
+        }
         let assessment = self.confidence(unit, m, raw_pointer.as_deref());
         // A user not yet known as the data's own may turn out to be, further on.
         if rule.category == Category::LocalPath
