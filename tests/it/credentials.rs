@@ -210,6 +210,13 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "file": "<add key=\"ClearTextPassword\" value=\"Kq7vLm2x9ZtR\" />" }),
         serde_json::json!({ "file": "bind 127.0.0.1\nrequirepass Kq7vLm2x9ZtR\n" }),
         serde_json::json!({ "cmd": format!("git clone https://{hex32}@github.com/acme/private.git") }),
+        serde_json::json!({ "cmd": "PsExec.exe \\\\10.0.4.12 -u Administrator -p h5wQ3XxRb cmd" }),
+        serde_json::json!({ "cmd": "Connect-VIServer -Server vc01 -User admin -Password pT1Q^-fHo5Dy" }),
+        serde_json::json!({ "cmd": format!("mvn verify -Dsonar.login={hex32}0a1b2c3d") }),
+        serde_json::json!({ "file": "SECRET_KEY = '(k)7nw(^+2$qadz@*4rm%81hx#p#e^tyg-)vbc3j5ouf9l2s'" }),
+        serde_json::json!({ "file": "JWT:\n  secret: \"-k4p8*2xLQmWv7Zr%3n\"" }),
+        serde_json::json!({ "file": "jwtsecret: \"bQ7;kn>L2wJ33Gb>x\"" }),
+        serde_json::json!({ "text": "The default password for the user \"app\" is \"6aiqXl8RsV\"." }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let lines = secret_lines(dir.path());
@@ -273,4 +280,22 @@ fn a_record_labelling_its_value_makes_it_a_credential() {
         found.iter().all(|f| f.0 == "leaks.jsonl"),
         "labels read too widely: {found:?}"
     );
+}
+
+/// Prose about a password and stand-ins in brackets hold none: only a quoted value
+/// after `is` is one.
+#[test]
+fn prose_and_bracketed_stand_ins_are_not_credentials() {
+    let dir = tempfile::tempdir().expect("dir");
+    let records = [
+        serde_json::json!({ "text": "the password is wrong, try again" }),
+        serde_json::json!({ "text": "the password is 'required'" }),
+        serde_json::json!({ "cmd": "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/" }),
+        serde_json::json!({ "file": "secret_key = '<your-secret-key>'" }),
+        serde_json::json!({ "file": "secret: \"{{ .Values.secret }}\"" }),
+        serde_json::json!({ "cmd": "Connect-VIServer -Server vc01 -Password $env:VI_PASSWORD" }),
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
+    let found = secrets(dir.path());
+    assert!(found.is_empty(), "{found:?}");
 }

@@ -204,3 +204,19 @@ fn a_generic_host_word_under_a_private_suffix_is_no_host() {
     }
     assert_caught("h.txt", "ssh gpu-07.corp.internal\n", "hostname.internal");
 }
+
+/// A value holding an escape (`%81`, `%2B`) is decoded for another look; the secret
+/// its rule already found as written is reported once, not again decoded.
+#[test]
+fn a_value_with_an_escape_in_it_is_reported_once() {
+    let got = rules_for(
+        "settings.py",
+        "SECRET_KEY = '(k)7nw(^+2$qadz@*4rm%81hx#p#e^tyg-)vbc3j5ouf9l2s'\n",
+    );
+    assert_eq!(got, ["secret.secret_phrase"], "{got:?}");
+    let got = rules_for(
+        "sas.txt",
+        "https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2025-04-04T15:24:52Z&sig=Qm8dK2%2B9xLr4Tz7vW1pN6yH3%2FbC5eF0gJ%3D\n",
+    );
+    assert_eq!(got, ["secret.azure_sas_token"], "{got:?}");
+}
