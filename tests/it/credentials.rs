@@ -217,6 +217,8 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "file": "JWT:\n  secret: \"-k4p8*2xLQmWv7Zr%3n\"" }),
         serde_json::json!({ "file": "jwtsecret: \"bQ7;kn>L2wJ33Gb>x\"" }),
         serde_json::json!({ "text": "The default password for the user \"app\" is \"6aiqXl8RsV\"." }),
+        serde_json::json!({ "code": "var c = new NetworkCredential(\"mailer@acme.lan\", \"impejrjpitmq7dqii\");" }),
+        serde_json::json!({ "code": "$pw = ConvertTo-SecureString \"Kq7vLm2x9ZtR\" -AsPlainText -Force" }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let lines = secret_lines(dir.path());
@@ -294,6 +296,7 @@ fn prose_and_bracketed_stand_ins_are_not_credentials() {
         serde_json::json!({ "file": "secret_key = '<your-secret-key>'" }),
         serde_json::json!({ "file": "secret: \"{{ .Values.secret }}\"" }),
         serde_json::json!({ "cmd": "Connect-VIServer -Server vc01 -Password $env:VI_PASSWORD" }),
+        serde_json::json!({ "code": "new NetworkCredential(\"mailer@acme.lan\", password)" }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let found = secrets(dir.path());
