@@ -219,6 +219,8 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "text": "The default password for the user \"app\" is \"6aiqXl8RsV\"." }),
         serde_json::json!({ "code": "var c = new NetworkCredential(\"mailer@acme.lan\", \"impejrjpitmq7dqii\");" }),
         serde_json::json!({ "code": "$pw = ConvertTo-SecureString \"Kq7vLm2x9ZtR\" -AsPlainText -Force" }),
+        serde_json::json!({ "code": "'password' => '$2y$10$B33TGPd3VInmhOl.PIGlyLoZcQqhH9k3t/2EzVjUu7gWMLwkunc.6'," }),
+        serde_json::json!({ "file": "admin:$1$7XWg27Q/$GxY93Z4dsGIWPQNsugNQTo:19000:0:99999:7:::" }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let lines = secret_lines(dir.path());
@@ -297,6 +299,7 @@ fn prose_and_bracketed_stand_ins_are_not_credentials() {
         serde_json::json!({ "file": "secret: \"{{ .Values.secret }}\"" }),
         serde_json::json!({ "cmd": "Connect-VIServer -Server vc01 -Password $env:VI_PASSWORD" }),
         serde_json::json!({ "code": "new NetworkCredential(\"mailer@acme.lan\", password)" }),
+        serde_json::json!({ "file": "root:*:19000:0:99999:7:::\necho $1$2 $6$HOME" }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let found = secrets(dir.path());

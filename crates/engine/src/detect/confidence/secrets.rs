@@ -73,7 +73,7 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     }) {
         return Some(Reason::CodeReference);
     }
-    if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_random(v))
+    if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_random(v) && !crypt_hash(v))
         || v.contains("${")
         || v.contains("{{")
     {
@@ -149,6 +149,14 @@ fn camel_words(v: &str) -> bool {
         && v.bytes().all(|b| b.is_ascii_alphabetic())
         && capitals >= 3
         && capitals * 3 <= v.len()
+}
+
+/// A crypt scheme's hash (`$2y$10$…`, `$6$salt$…`): its `$` opens the scheme's id, not
+/// a variable.
+fn crypt_hash(v: &str) -> bool {
+    v.len() >= 30
+        && matches!(v.as_bytes(), [b'$', b'1' | b'2' | b'5' | b'6', ..])
+        && v.matches('$').count() >= 3
 }
 
 /// `{AQAAABAAAAA…}` (Jenkins' ciphertext), `{ZqL5kVrX1n8tA2}`: random characters in
