@@ -376,3 +376,20 @@ pub fn is_uuid(lower: &str) -> bool {
 #[cfg(test)]
 #[path = "secret_tests.rs"]
 mod tests;
+
+/// A password's crypt hash (`$2y$10$…`, `$6$salt$digest`): what follows the scheme's
+/// `$id$` must be neither a placeholder nor filler (`$2y$10$xxxx…`). The `$` that opens
+/// it is the scheme's, not a variable's, so `key_material` cannot judge it.
+pub fn is_crypt_hash(value: &[u8]) -> bool {
+    let Some(body) = value.strip_prefix(b"$").and_then(|v| {
+        let id = memchr::memchr(b'$', v)?;
+        Some(&v[id + 1..])
+    }) else {
+        return false;
+    };
+    let lower = String::from_utf8_lossy(body).to_ascii_lowercase();
+    body.len() >= 20
+        && !is_filler(body)
+        && !is_placeholder(&lower)
+        && super::validators::entropy(body) >= 3.5
+}

@@ -33,10 +33,11 @@ pub enum Validator {
     NamedKey,
     KeyedSecret,
     BasicAuth,
+    CryptHash,
 }
 
 impl Validator {
-    pub const ALL: [Validator; 17] = [
+    pub const ALL: [Validator; 18] = [
         Validator::Email,
         Validator::InternalHost,
         Validator::OrgHost,
@@ -54,6 +55,7 @@ impl Validator {
         Validator::NamedKey,
         Validator::KeyedSecret,
         Validator::BasicAuth,
+        Validator::CryptHash,
     ];
 
     pub fn name(self) -> &'static str {
@@ -75,6 +77,7 @@ impl Validator {
             Validator::NamedKey => "named_key",
             Validator::KeyedSecret => "keyed_secret",
             Validator::BasicAuth => "basic_auth",
+            Validator::CryptHash => "crypt_hash",
         }
     }
 
@@ -109,6 +112,9 @@ impl Validator {
                 "secret_value with 3.5 bits per byte, or a hex/UUID key under a credential name"
             }
             Validator::BasicAuth => "base64 of user:password with a real password",
+            Validator::CryptHash => {
+                "a crypt hash whose salt and digest are not placeholder or filler"
+            }
         }
     }
 
@@ -138,6 +144,7 @@ impl Validator {
                     && !super::names::named_as_not_secret(c.before, c.key)
             }
             Validator::BasicAuth => secret::is_basic_credential(c.value),
+            Validator::CryptHash => secret::is_crypt_hash(c.value),
         }
     }
 }

@@ -58,7 +58,8 @@ mod tests {
     /// value must name a validator that rejects placeholders.
     #[test]
     fn every_secret_rule_judges_placeholders() {
-        const JUDGING: [&str; 5] = [
+        const JUDGING: [&str; 6] = [
+            "crypt_hash",
             "secret_value",
             "key_material",
             "named_key",

@@ -183,14 +183,18 @@ pub(super) fn counted<'a>(groups: impl Iterator<Item = &'a str>) -> bool {
     if groups.len() >= 3 && groups.windows(2).all(|w| w[0] == w[1]) {
         return true;
     }
-    let (mut pairs, mut seq) = (0usize, 0usize);
+    // Counted one way: a template counts up or down, while a real number's steps of
+    // one go both ways by chance (`64.45.212.45`: up, down, up, up).
+    let (mut pairs, mut up, mut down) = (0usize, 0usize, 0usize);
     for g in &groups {
         for w in g.windows(2) {
             pairs += 1;
             let (a, b) = (i16::from(w[0]), i16::from(w[1]));
-            seq += usize::from((b - a).abs() == 1);
+            up += usize::from(b - a == 1);
+            down += usize::from(a - b == 1);
         }
     }
+    let seq = up.max(down);
     let need = match pairs {
         0..=8 => 4.max((pairs * 7).div_ceil(10)),
         _ => (pairs * 6).div_ceil(10),
@@ -226,6 +230,7 @@ mod tests {
             "4556737586899855",
             "702-383-0281",
             "178.34.55.101",
+            "64.45.212.45",
         ] {
             assert!(!c(real), "{real}");
         }
