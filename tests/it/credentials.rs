@@ -217,10 +217,38 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "file": "JWT:\n  secret: \"-k4p8*2xLQmWv7Zr%3n\"" }),
         serde_json::json!({ "file": "jwtsecret: \"bQ7;kn>L2wJ33Gb>x\"" }),
         serde_json::json!({ "text": "The default password for the user \"app\" is \"6aiqXl8RsV\"." }),
-        serde_json::json!({ "code": "var c = new NetworkCredential(\"mailer@acme.lan\", \"impejrjpitmq7dqii\");" }),
+        serde_json::json!({ "code": "var c = new NetworkCredential(\"mailer@acme.lan\", \"impejrjpitmqdqii\");" }),
         serde_json::json!({ "code": "$pw = ConvertTo-SecureString \"Kq7vLm2x9ZtR\" -AsPlainText -Force" }),
         serde_json::json!({ "code": "'password' => '$2y$10$B33TGPd3VInmhOl.PIGlyLoZcQqhH9k3t/2EzVjUu7gWMLwkunc.6'," }),
         serde_json::json!({ "file": "admin:$1$7XWg27Q/$GxY93Z4dsGIWPQNsugNQTo:19000:0:99999:7:::" }),
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
+    let lines = secret_lines(dir.path());
+    let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
+    assert_eq!(lines, expected, "lines with a secret finding");
+}
+
+/// Forms where the name and the value stand apart: a list of name/value objects, a
+/// Terraform block, a build script's DSL, arguments on lines of their own; and names
+/// in the styles of tools that own them (`VAULT_CLIENT_TOKEN`, `SUMO_ACCESS_ID`,
+/// WireGuard's `PresharedKey`), numeric keys, newer password hashes.
+#[test]
+fn credentials_whose_name_stands_apart_from_the_value_are_found() {
+    let dir = tempfile::tempdir().expect("dir");
+    let records = [
+        serde_json::json!({ "env": [{ "name": "DB_PASSWORD", "value": "Zq8vLm2Rt9Xw4Kp" }] }),
+        serde_json::json!({ "file": "{\n  \"ParameterKey\": \"AdminPassword\",\n  \"ParameterValue\": \"Hj7#kLp2$qRs9vW\"\n}" }),
+        serde_json::json!({ "file": "variable \"okta_api_token\" {\n  default = \"00Wq3RMO4C8ZTgOqG9R3BfQTaKBcZsYHDPcpAIk7\"\n}" }),
+        serde_json::json!({ "file": "credentials {\n  username 'ci'\n  password '!wZRq0Lc%ngMq'\n}" }),
+        serde_json::json!({ "code": "new DirectoryEntry(\"LDAP://DC.ACME.LAN\",\n  \"SVC@ACME.LAN\",\n  \"agykZx3pCW\");" }),
+        serde_json::json!({ "file": "<add key=\"SmtpPassword\" value=\"!%wxcO0g1IbLwV\"/>" }),
+        serde_json::json!({ "env": "VAULT_CLIENT_TOKEN=\"s.Xj8TPQxjq4i9DoV8gz4FkQ1o\"" }),
+        serde_json::json!({ "file": "sumo.accessId = \"suWq8pLz3kR7vN\"" }),
+        serde_json::json!({ "file": "[Peer]\nPresharedKey = k3Vq9ZtLm2Rw8XpB4nYc7dHf1sJ6gA0uEoKiWlMyTb8=" }),
+        serde_json::json!({ "file": "discord_bot_token: 261768979177835624" }),
+        serde_json::json!({ "code": "$password = \\\"9sBLKdPfXN\\\";" }),
+        serde_json::json!({ "url": "mongodb+srv://app:tmqj@LjMf3k3!@cluster0.ab12c.mongodb.net/evals" }),
+        serde_json::json!({ "shadow": "svc:$y$j9T$8vFI.qZTMoe4WWXWl7Xfwg$y2smPel.rkSbhyUrEQS6nm8577LiqlPF7saySqbKjFS:19700:0:99999:7:::" }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let lines = secret_lines(dir.path());
@@ -300,6 +328,11 @@ fn prose_and_bracketed_stand_ins_are_not_credentials() {
         serde_json::json!({ "cmd": "Connect-VIServer -Server vc01 -Password $env:VI_PASSWORD" }),
         serde_json::json!({ "code": "new NetworkCredential(\"mailer@acme.lan\", password)" }),
         serde_json::json!({ "file": "root:*:19000:0:99999:7:::\necho $1$2 $6$HOME" }),
+        serde_json::json!({ "cmd": "helm install --set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL" }),
+        serde_json::json!({ "file": "vault_token_ttl: s.AcceptanceTimeoutSeconds" }),
+        serde_json::json!({ "file": "MasterUserPassword: !Ref DbPassword" }),
+        serde_json::json!({ "request": { "ClientToken": "0f8fad5b-d9cb-469f-a165-70867728950e" } }),
+        serde_json::json!({ "stats": { "session_token_count": "1700000000000000" } }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let found = secrets(dir.path());

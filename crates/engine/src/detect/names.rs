@@ -198,19 +198,22 @@ pub fn named_pass(before: &[u8], key: Option<&str>) -> bool {
 }
 
 /// Whether the name says the value is no credential: an identifier's or digest's
-/// name, a word of [`NOT_SECRET_WORDS`], or a client's or request's token (AWS's
-/// `ClientToken` and `ClientRequestToken` are idempotency ids; a `client_access_token`
-/// is a credential).
+/// name, a word of [`NOT_SECRET_WORDS`], or a bare client's or request's token (AWS's
+/// `ClientToken` and `RequestToken` are idempotency ids; a `client_access_token`, and a
+/// product's `VAULT_CLIENT_TOKEN`, are credentials).
 pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
     let words = words(before, key);
     let last = words.last().map(String::as_str);
     // Rails' `secret_key_base` is the key itself, whatever `GITHUB_BASE` holds.
     let key_base = last == Some("base") && words.len() >= 2 && words[words.len() - 2] == "key";
-    (!key_base && last.is_some_and(|w| IDENTIFIER_WORDS.contains(&w)))
+    // An access id (`SUMO_ACCESS_ID`, `accessKeyId`) is the named half of a key pair,
+    // read together with its secret, not a row's or request's id.
+    let access_id = last == Some("id") && words.iter().rev().skip(1).take(2).any(|w| w == "access");
+    (!key_base && !access_id && last.is_some_and(|w| IDENTIFIER_WORDS.contains(&w)))
         || words.iter().any(|w| NOT_SECRET_WORDS.contains(&w.as_str()))
         || (last == Some("token")
             && words.len() >= 2
-            && matches!(words[words.len() - 2].as_str(), "client" | "request"))
+            && (words[words.len() - 2] == "request" || (words.len() == 2 && words[0] == "client")))
         || (words.len() >= 2
             && NOT_SECRET_ENDINGS.contains(&(
                 words[words.len() - 2].as_str(),
@@ -275,6 +278,9 @@ mod tests {
         for (before, key) in [
             ("DD_API_KEY=", None),
             ("", Some("wandbApiKey")),
+            ("SUMO_ACCESS_ID=", None),
+            ("VAULT_CLIENT_TOKEN=", None),
+            ("", Some("awsAccessKeyId")),
             ("facebook_client_access_token: ", None),
             ("token: ", Some("id")),
         ] {

@@ -3,6 +3,7 @@
 //! never reaches a report.
 
 use super::names::named_as_not_secret;
+use super::validators::Candidate;
 use aho_corasick::AhoCorasick;
 use base64::Engine;
 use base64::engine::DecodePaddingMode;
@@ -161,6 +162,23 @@ fn hex_or_uuid(v: &str) -> bool {
     ((32..=128).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_hexdigit())) || is_uuid(v)
 }
 
+/// 16 to 24 decimal digits, seven or more of them different: a numeric key or client
+/// id (a snowflake, a 16-digit app id) under a credential's name. Decimal digits hold
+/// at most 3.3 bits each, so the entropy floor would turn every such value away; a
+/// count or a round stamp (`1700000000000000`) repeats too few digits to pass.
+fn is_long_random_number(v: &str) -> bool {
+    let mut seen = [false; 10];
+    (16..=24).contains(&v.len())
+        && v.bytes().all(|b| {
+            let digit = b.is_ascii_digit();
+            if digit {
+                seen[usize::from(b - b'0')] = true;
+            }
+            digit
+        })
+        && seen.iter().filter(|&&s| s).count() >= 7
+}
+
 /// `secret_value` in a credential's place (a password, a connection string, a
 /// header): also a hex or UUID value (`openssl rand -hex 16`) under a name that does
 /// not say id, digest or cursor.
@@ -190,12 +208,16 @@ fn is_label(v: &str) -> bool {
 /// under a name that does not say id, digest or cursor (`DD_API_KEY=<32 hex>`, never
 /// `token_sha=`, `NextToken:` or `request_id:`). Random hex is judged by its shape, not
 /// its entropy: one 32-digit key in five falls below 3.5 bits.
-pub fn is_assigned_secret(value: &[u8], before: &[u8], key: Option<&str>) -> bool {
+pub fn is_assigned_secret(c: &Candidate<'_>) -> bool {
+    let (value, before, key) = (c.value, c.before, c.key);
     if named_as_not_secret(before, key) {
         return false;
     }
     let v = whole_chars(value).trim_matches(|c| c == '"' || c == '\'');
-    if hex_or_uuid(v) {
+    // A number that goes on past a `:` (`68593489828273842:Adj…`) is the first half of
+    // an `id:secret` pair, judged as a pair by the rules that know that provider.
+    let pair = c.after.first() == Some(&b':');
+    if hex_or_uuid(v) || (is_long_random_number(v) && !pair) {
         return is_key_material(value);
     }
     // The entropy floor first: it turns most values away without a copy.
@@ -265,7 +287,22 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
 /// (`…123123123123`, `1234-1234-1234`). Random keys have none: a run of eight equal
 /// characters in 64 random hex digits has odds below one in a million.
 pub fn is_filler(v: &[u8]) -> bool {
-    is_run_filler(v) || repeated_unit(v) || mixed_case_hex(v)
+    is_run_filler(v) || repeated_unit(v) || mixed_case_hex(v) || counted_in_pairs(v)
+}
+
+/// Two sequences counted side by side (`a1b2c3d4e5f6…`, `px-api-a1b2c3d4-e5f6-g7h8…`):
+/// each character is the one two places before it, plus one. Separators are skipped,
+/// and `9` goes on to `0`. Random base62 does so at one place in sixty; this is half
+/// the value's places or more, ten at least.
+fn counted_in_pairs(v: &[u8]) -> bool {
+    let chars: Vec<u8> = v
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphanumeric)
+        .collect();
+    let next = |a: u8, b: u8| a.wrapping_add(1) == b || (a == b'9' && b == b'0');
+    let counted = chars.windows(3).filter(|w| next(w[0], w[2])).count();
+    counted >= 10 && counted * 2 >= chars.len()
 }
 
 /// Hex digits in both cases (`acdeFf05b1a6…`): a hex encoder writes one case, so a

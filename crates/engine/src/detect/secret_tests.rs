@@ -141,3 +141,13 @@ fn basic_credentials_are_judged_decoded() {
     ));
     assert!(is_credential_like(b"s3cr3t-v4lue-91"));
 }
+
+#[test]
+fn two_sequences_counted_side_by_side_are_filler() {
+    assert!(is_filler(b"a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL"));
+    assert!(is_filler(b"px-api-a1b2c3d4-e5f6-g7h8-i8j0-k0l3m3n4o0p5"));
+    assert!(is_filler(b"1a2b3c4d5e6f7g8h9i"));
+    assert!(!is_filler(b"a1b2c3d4"));
+    assert!(!is_filler(b"Qm9vW3xZpL8rT2vN6kJ4hD1s"));
+    assert!(!is_filler(b"e7a13c5f-9b2d-4e86-a0f1-3c7d5b9e2a64"));
+}

@@ -138,7 +138,7 @@ impl Validator {
             Validator::Phone => pii::is_phone(c),
             Validator::SecretValue => secret::is_secret_value(c.value, c.before, c.key),
             Validator::KeyMaterial => secret::is_key_material(c.value),
-            Validator::KeyedSecret => secret::is_assigned_secret(c.value, c.before, c.key),
+            Validator::KeyedSecret => secret::is_assigned_secret(c),
             Validator::NamedKey => {
                 secret::is_key_material(c.value)
                     && !super::names::named_as_not_secret(c.before, c.key)

@@ -7,7 +7,11 @@ use crate::finding::Reason;
 pub(super) fn credential(cx: &Context<'_>) -> Assessment {
     let raw = cx.value.trim_end_matches([')', ']', '}']);
     let v = raw.trim_matches(|c| c == '"' || c == '\'');
-    let password = cx.rule_id.ends_with("password_assignment");
+    // Rules whose value stands where a password goes: a literal there is one, whatever
+    // its letters.
+    let password = ["password_assignment", "credential_in_code", "dsl_password"]
+        .iter()
+        .any(|r| cx.rule_id.ends_with(r));
     if let Some(r) = not_a_literal(v, raw, cx.before, password) {
         return Assessment::low(r);
     }
@@ -73,7 +77,13 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     }) {
         return Some(Reason::CodeReference);
     }
-    if (v.starts_with(['$', '%', '{', '<', '!', '/', '~']) && !braced_random(v) && !crypt_hash(v))
+    // A YAML tag opens a reference (`!Ref DbPassword`, `!secret db_password`, `!ENV`):
+    // `!` and a word. `!%wxcO0g1Ib` is a password that opens with a symbol.
+    let tag = v
+        .strip_prefix('!')
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '_'));
+    if tag
+        || (v.starts_with(['$', '%', '{', '<', '/', '~']) && !braced_random(v) && !crypt_hash(v))
         || v.contains("${")
         || v.contains("{{")
     {
@@ -154,9 +164,14 @@ fn camel_words(v: &str) -> bool {
 /// A crypt scheme's hash (`$2y$10$…`, `$6$salt$…`): its `$` opens the scheme's id, not
 /// a variable.
 fn crypt_hash(v: &str) -> bool {
+    const SCHEMES: &[&str] = &[
+        "1", "2a", "2b", "2x", "2y", "5", "6", "8", "9", "y", "argon2i", "argon2d", "argon2id",
+    ];
     v.len() >= 30
-        && matches!(v.as_bytes(), [b'$', b'1' | b'2' | b'5' | b'6', ..])
         && v.matches('$').count() >= 3
+        && v.strip_prefix('$')
+            .and_then(|rest| rest.split('$').next())
+            .is_some_and(|scheme| SCHEMES.contains(&scheme))
 }
 
 /// `{AQAAABAAAAA…}` (Jenkins' ciphertext), `{ZqL5kVrX1n8tA2}`: random characters in
