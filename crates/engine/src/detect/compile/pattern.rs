@@ -57,10 +57,18 @@ pub struct Pattern {
     /// Built on first use for a built-in rule (see [`compile_lazy`]).
     built: OnceLock<Regex>,
     pub source: String,
-    /// What the syntax tree says; worked out on first use for a `near` rule.
-    facts: OnceLock<Facts>,
-    /// How to build the tree of a pattern whose facts wait for first use.
-    tree: Option<LazyTree>,
+    /// What the syntax tree says: known at load, or worked out on first use.
+    analysis: Analysis,
+}
+
+/// A pattern's facts, worked out when it was made or put off until first asked for.
+enum Analysis {
+    Known(Facts),
+    /// The tree is built, and the facts worked out, the first time they are asked for.
+    Deferred {
+        facts: OnceLock<Facts>,
+        tree: LazyTree,
+    },
 }
 
 /// Builds a syntax tree on demand (see [`Pattern::deferred`]).
@@ -143,25 +151,26 @@ impl Pattern {
         Pattern {
             built: OnceLock::new(),
             source,
-            facts: OnceLock::new(),
-            tree: Some(tree),
+            analysis: Analysis::Deferred {
+                facts: OnceLock::new(),
+                tree,
+            },
         }
     }
 
     pub fn facts(&self) -> &Facts {
-        self.facts.get_or_init(|| match &self.tree {
-            Some(build) => {
-                let (hir, keywords) = build();
+        match &self.analysis {
+            Analysis::Known(facts) => facts,
+            Analysis::Deferred { facts, tree } => facts.get_or_init(|| {
+                let (hir, keywords) = tree();
                 facts_of(&hir, &keywords)
-            }
-            // Never runs: a pattern without a deferred tree is made with its facts.
-            None => facts_of(&Hir::empty(), &[]),
-        })
+            }),
+        }
     }
 
     /// Whether the facts wait for first use (see [`Pattern::deferred`]).
     pub fn is_deferred(&self) -> bool {
-        self.tree.is_some() && self.facts.get().is_none()
+        matches!(&self.analysis, Analysis::Deferred { facts, .. } if facts.get().is_none())
     }
 
     pub fn regex(&self) -> &Regex {
@@ -283,8 +292,7 @@ pub(super) fn analysed(source: &str, hir: Hir, keywords: &[String]) -> Pattern {
     Pattern {
         built: OnceLock::new(),
         source: source.to_string(),
-        facts: OnceLock::from(facts_of(&hir, keywords)),
-        tree: None,
+        analysis: Analysis::Known(facts_of(&hir, keywords)),
     }
 }
 
