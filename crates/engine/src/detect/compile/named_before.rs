@@ -24,13 +24,14 @@ const CREDENTIAL_WORDS: [&str; 5] = ["key", "token", "secret", "password", "pass
 const QUALIFIERS: &str = "api|access|auth|client|app|secret|private|bearer|service|master|signing";
 
 /// The regex from the end of the provider's word to the start of the value.
-pub(super) fn pattern(operator: &str, quote: &str) -> String {
+pub(super) fn pattern(operator: &str, quote: &str, run_on: &str) -> String {
     format!(
         concat!(
             // Either the credential name right after the provider's word (`the acme
-            // secret …`), or after a little text on its line or the next one, where
-            // the name starts a member, an argument, a line or a log's `Using …`.
-            r"(?:[ \t]{{1,4}}|[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
+            // secret …`, `an acmekey secret …`: the word may run on), or after a little
+            // text on its line or the next one, where the name starts a member, an
+            // argument, a line or a log's `Using …`.
+            r"(?:(?i:{run_on}){{0,2}}[ \t]{{1,4}}|[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
             r#"(?:[\[\]{{}}(,;"'`][ \t]{{0,4}}|(?m:^)[ \t]{{0,16}}(?:-[ \t]{{1,4}}|export[ \t]{{1,4}})?|(?i:using)[ \t]{{1,4}}))"#,
             // The name: qualified only as a credential is (`api_key`, `API_KEY`,
             // `authToken`), never by what the key is for.
@@ -42,6 +43,7 @@ pub(super) fn pattern(operator: &str, quote: &str) -> String {
             r"{q}(?:[ \t]{{0,8}}{op}|[ \t]{{1,4}}{q})",
         ),
         lead = LEAD,
+        run_on = run_on,
         qual = QUALIFIERS,
         words = CREDENTIAL_WORDS.join("|"),
         q = quote,

@@ -286,7 +286,7 @@ fn after_name() -> &'static str {
             "(?:{}{}|{})",
             name_rest(),
             operator(),
-            super::named_before::pattern(&operator(), QUOTE)
+            super::named_before::pattern(&operator(), QUOTE, &RUN_ON.join("|"))
         )
     })
 }

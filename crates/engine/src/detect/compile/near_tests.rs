@@ -156,6 +156,8 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         format!(r#"{{"service": "dropbox", "key": "{v}"}}"#),
         format!("# dropbox\napi_key: {v}"),
         format!("You can find a dropbox secret {v} within"),
+        format!("You can find a dropboxkey secret {v} within"),
+        format!("a DropboxApiKey secret {v}"),
         format!("dropbox (sync, authToken = '{v}')"),
         format!("dropbox\nPASSWORD_PROD={v}"),
     ] {
@@ -169,6 +171,7 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         // A credential word in prose, or running on into a longer word.
         format!("dropbox keyword is not close to the real key in the data = '{v}'"),
         format!("dropbox\nkeyboard = {v}"),
+        format!("the dropboxer secret {v}"),
         // A value of another shape.
         format!("dropbox: Using Key={v}9"),
         // A name that says what kind of key it is, or an attribute: not the provider's.
