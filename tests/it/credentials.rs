@@ -24,6 +24,14 @@ fn secrets(dir: &Path) -> Vec<(String, Option<String>, String)> {
         .collect()
 }
 
+/// Writes `records` as one JSON Lines file in `dir` and checks each line holds a secret
+/// finding.
+fn assert_every_record_found(dir: &Path, records: &[serde_json::Value]) {
+    std::fs::write(dir.join("t.jsonl"), jsonl(records)).expect("write");
+    let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
+    assert_eq!(secret_lines(dir), expected, "lines with a secret finding");
+}
+
 /// The lines of `dir`'s files that hold a secret finding.
 fn secret_lines(dir: &Path) -> std::collections::BTreeSet<u64> {
     secret_findings(dir).into_iter().map(|f| f.1).collect()
@@ -222,10 +230,7 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "code": "'password' => '$2y$10$B33TGPd3VInmhOl.PIGlyLoZcQqhH9k3t/2EzVjUu7gWMLwkunc.6'," }),
         serde_json::json!({ "file": "admin:$1$7XWg27Q/$GxY93Z4dsGIWPQNsugNQTo:19000:0:99999:7:::" }),
     ];
-    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
-    let lines = secret_lines(dir.path());
-    let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
-    assert_eq!(lines, expected, "lines with a secret finding");
+    assert_every_record_found(dir.path(), &records);
 }
 
 /// Forms where the name and the value stand apart: a list of name/value objects, a
@@ -250,10 +255,7 @@ fn credentials_whose_name_stands_apart_from_the_value_are_found() {
         serde_json::json!({ "url": "mongodb+srv://app:tmqj@LjMf3k3!@cluster0.ab12c.mongodb.net/evals" }),
         serde_json::json!({ "shadow": "svc:$y$j9T$8vFI.qZTMoe4WWXWl7Xfwg$y2smPel.rkSbhyUrEQS6nm8577LiqlPF7saySqbKjFS:19700:0:99999:7:::" }),
     ];
-    std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
-    let lines = secret_lines(dir.path());
-    let expected: std::collections::BTreeSet<u64> = (1..=records.len() as u64).collect();
-    assert_eq!(lines, expected, "lines with a secret finding");
+    assert_every_record_found(dir.path(), &records);
 }
 
 /// A record that says what its value is: a provider's name or a compound credential
