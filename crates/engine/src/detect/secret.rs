@@ -295,14 +295,17 @@ pub fn is_filler(v: &[u8]) -> bool {
 /// and `9` goes on to `0`. Random base62 does so at one place in sixty; this is half
 /// the value's places or more, ten at least.
 fn counted_in_pairs(v: &[u8]) -> bool {
-    let chars: Vec<u8> = v
-        .iter()
-        .copied()
-        .filter(u8::is_ascii_alphanumeric)
-        .collect();
     let next = |a: u8, b: u8| a.wrapping_add(1) == b || (a == b'9' && b == b'0');
-    let counted = chars.windows(3).filter(|w| next(w[0], w[2])).count();
-    counted >= 10 && counted * 2 >= chars.len()
+    // The two characters before this one, separators skipped: no copy of the value, as
+    // every candidate passes here.
+    let (mut two_back, mut one_back) = (None, None);
+    let (mut chars, mut counted) = (0usize, 0usize);
+    for b in v.iter().copied().filter(u8::is_ascii_alphanumeric) {
+        chars += 1;
+        counted += usize::from(two_back.is_some_and(|a| next(a, b)));
+        (two_back, one_back) = (one_back, Some(b));
+    }
+    counted >= 10 && counted * 2 >= chars
 }
 
 /// Hex digits in both cases (`acdeFf05b1a6…`): a hex encoder writes one case, so a
