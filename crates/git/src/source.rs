@@ -209,11 +209,11 @@ impl Changes<'_> {
             sink.unit(Unit::new(outcome, None).in_commit(commit));
             return Ok(());
         }
-        let outcome = if b.is_link {
-            scanner.scan_blob_as(&shown, "symlink", content.to_vec())
-        } else {
-            scanner.scan_blob(&shown, content.to_vec())
+        let name = match b.is_link {
+            true => "symlink",
+            false => shown.rsplit('/').next().unwrap_or(&shown),
         };
+        let outcome = scanner.scan_blob_below(&shown, name, content.to_vec(), sink.floor());
         // Content the gate could not judge already fails the run by the scanner's
         // `scan.allow_unjudged` policy, the same at every door.
         sink.unit(Unit::new(outcome, Some(b.commit)).in_commit(commit));

@@ -32,7 +32,7 @@ fn site_of(path: &Path, root: PathBuf) -> ClaimSite {
 
 /// Reads one file into the sink, listing it as seen.
 fn read_one(scanner: &Scanner, sink: &Sink<ClaimSite>, path: &Path, rel: String, root: PathBuf) {
-    let outcome = scanner.scan_path(path, rel);
+    let outcome = scanner.scan_path_below(path, rel, sink.floor());
     sink.seen(SeenFile {
         disk: path.to_path_buf(),
         rel: outcome.record.path.clone(),

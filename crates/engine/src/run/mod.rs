@@ -107,7 +107,7 @@ impl<S: Clone> Sink<'_, S> {
         let mut findings = outcome.findings;
         let before = findings.len();
         findings.retain(|f| f.confidence >= self.floor);
-        let below = before - findings.len();
+        let below = before - findings.len() + outcome.below_floor;
         if commit.is_some() {
             for f in &mut findings {
                 f.commit.clone_from(&commit);
@@ -134,6 +134,12 @@ impl<S: Clone> Sink<'_, S> {
         let mut c = self.lock();
         c.below_floor += before - findings.len();
         c.findings.extend(findings);
+    }
+
+    /// The lowest confidence the run lists: a source scans with it (see
+    /// [`Scanner::scan_path_below`]) so that nothing less sure is built.
+    pub fn floor(&self) -> Confidence {
+        self.floor
     }
 
     /// A file the source saw, read or not, for `--strict` completeness.

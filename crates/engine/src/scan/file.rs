@@ -12,8 +12,8 @@ use super::keys::{self, KeyProbe};
 use super::layers;
 use crate::detect::RuleSet;
 use crate::detect::{self, RawMatch, Scratch};
-use crate::finding::Finding;
 use crate::finding::fingerprint::FingerprintKey;
+use crate::finding::{Confidence, Finding};
 use crate::formats::tree::{Node, TreeBuilder};
 use crate::formats::{LineIndex, Unit, json};
 use crate::provenance::Claim;
@@ -88,6 +88,18 @@ pub struct FileScanner<'a> {
     file_facts: facts::FileFacts,
     /// Whether findings keep their matched bytes (for `fix`; see `Finding::value`).
     keep_values: bool,
+    /// The lowest confidence the run lists: a finding less sure is counted by its
+    /// place (rule, line, column), never built.
+    floor: Confidence,
+    below: HashSet<(usize, u32, u32)>,
+}
+
+/// What a file scan gave: its findings, the hash claims it makes, and how many findings
+/// it left out as less sure than the run's floor.
+pub struct Scanned {
+    pub findings: Vec<Finding>,
+    pub claims: Vec<Claim>,
+    pub below_floor: usize,
 }
 
 impl<'a> FileScanner<'a> {
@@ -113,7 +125,17 @@ impl<'a> FileScanner<'a> {
             unit_facts: facts::UnitFacts::default(),
             file_facts: facts::FileFacts::default(),
             keep_values: false,
+            floor: Confidence::Low,
+            below: HashSet::new(),
         }
+    }
+
+    /// Findings less sure than `floor` are counted, not kept: a file can hold tens of
+    /// thousands of them (a log of shell sessions), each an excerpt and a pointer the
+    /// run would drop.
+    pub fn counting_below(mut self, floor: Confidence) -> Self {
+        self.floor = floor;
+        self
     }
 
     /// Findings keep their matched bytes, for `fix`.
@@ -133,6 +155,7 @@ impl<'a> FileScanner<'a> {
         FileScanner::new(self.rules, self.key, self.rel)
             .with_audit(None, self.content)
             .keeping_values(self.keep_values)
+            .counting_below(self.floor)
     }
 
     /// Adds provenance and format auditing; `content: false` leaves privacy detection out.
@@ -155,7 +178,7 @@ impl<'a> FileScanner<'a> {
     }
 
     /// Scans a file's whole text; returns its findings and the file-hash claims it makes.
-    pub fn run(mut self, name: &str, text: &[u8]) -> (Vec<Finding>, Vec<Claim>) {
+    pub fn run(mut self, name: &str, text: &[u8]) -> Scanned {
         if self.audit.as_ref().is_some_and(|a| a.is_manifest(name)) {
             let index = LineIndex::new(text);
             if let Some(a) = self.audit.as_mut() {
@@ -176,7 +199,7 @@ impl<'a> FileScanner<'a> {
 
     /// Scans `text` as plain text whatever its name says (the printable view of a
     /// binary file).
-    pub fn run_text(mut self, text: &[u8]) -> (Vec<Finding>, Vec<Claim>) {
+    pub fn run_text(mut self, text: &[u8]) -> Scanned {
         self.scan_text(text, 0, text.len());
         self.settle(text);
         self.finish()
@@ -209,7 +232,7 @@ impl<'a> FileScanner<'a> {
     }
 
     /// File-level checks after the last record; returns the findings and claims.
-    pub fn finish(mut self) -> (Vec<Finding>, Vec<Claim>) {
+    pub fn finish(mut self) -> Scanned {
         if let Some(audit) = self.audit.as_mut() {
             audit.finish();
         }
@@ -219,10 +242,11 @@ impl<'a> FileScanner<'a> {
         self.file_facts.settle(&mut self.findings);
         let rules = self.rules;
         record::one_per_place(&mut self.findings, |id| rules.is_check(id));
-        (
-            std::mem::take(&mut self.findings),
-            std::mem::take(&mut self.claims),
-        )
+        Scanned {
+            below_floor: record::places_left(rules, &self.below, &self.findings),
+            findings: std::mem::take(&mut self.findings),
+            claims: std::mem::take(&mut self.claims),
+        }
     }
 
     /// Whether the audit wants the tree of record `doc`.

@@ -53,6 +53,9 @@ pub struct FileOutcome {
     pub record: FileRecord,
     pub findings: Vec<Finding>,
     pub claims: Vec<Claim>,
+    /// Findings of the content less sure than the run lists, counted, not built
+    /// (see [`Scanner::scan_path_below`]).
+    pub below_floor: usize,
 }
 
 /// What a run looks for.

@@ -2,11 +2,11 @@
 //! handed over as bytes (a git blob), scanned and audited, or skipped with a reason.
 
 use super::audit::FileAudit;
+use super::file::Scanned;
 use super::sniff::{self, Sniff};
 use super::{FileOutcome, Mode, Scanner, baseline_file, file, stream};
 use crate::config::Unjudged;
-use crate::finding::Finding;
-use crate::provenance::Claim;
+use crate::finding::{Confidence, Finding};
 use crate::report::{FileRecord, FileStatus};
 use crate::source::read::{self, SkipReason, Skipped};
 use std::path::Path;
@@ -21,7 +21,7 @@ impl Scanner {
         for (kind, bytes) in header_fields(raw) {
             let found = match kind {
                 HeaderField::Name => self.check_name(&String::from_utf8_lossy(bytes)).findings,
-                HeaderField::Other => self.file_scanner(rel).run_text(bytes).0,
+                HeaderField::Other => self.file_scanner(rel).run_text(bytes).findings,
             };
             for mut f in found {
                 f.location = crate::finding::Location {
@@ -50,10 +50,16 @@ impl Scanner {
 
     /// Reads and scans one file on disk; `rel` is the path the report shows.
     pub fn scan_path(&self, path: &Path, rel: String) -> FileOutcome {
+        self.scan_path_below(path, rel, Confidence::Low)
+    }
+
+    /// [`Scanner::scan_path`] for a run that lists nothing less sure than `floor`:
+    /// such findings of the file's content are counted, not built.
+    pub fn scan_path_below(&self, path: &Path, rel: String, floor: Confidence) -> FileOutcome {
         let lock = || self.buffers.lock().unwrap_or_else(|e| e.into_inner());
         let mut bufs = lock().pop().unwrap_or_default();
         let named = self.check_name(&rel);
-        let mut outcome = self.scan_path_with(path, named.shown, &mut bufs);
+        let mut outcome = self.scan_path_with(path, named.shown, &mut bufs, floor);
         outcome.findings.extend(named.findings);
         bufs.trim();
         lock().push(bufs);
@@ -65,6 +71,7 @@ impl Scanner {
         path: &Path,
         rel: String,
         bufs: &mut read::ReadBuffers,
+        floor: Confidence,
     ) -> FileOutcome {
         let limit = self.config.scan.max_file_bytes;
         match read::read_raw_into(path, limit, bufs) {
@@ -78,19 +85,23 @@ impl Scanner {
                 let audit = FileAudit::new(&self.audit, &rel, transcript);
                 let scanner = self
                     .file_scanner(&rel)
-                    .with_audit(Some(audit), self.mode == Mode::Full);
+                    .with_audit(Some(audit), self.mode == Mode::Full)
+                    .counting_below(floor);
                 let (raw, pieces) = bufs.raw_and_pieces();
                 let judged = match data.gzip {
                     false => Ok(self.read_content(scanner, &name, raw, 0)),
                     true => match stream::scan_gzip(scanner, &name, raw, limit, pieces) {
-                        Ok(s) => Ok((s.findings, s.claims, s.stopped)),
+                        Ok(s) => Ok((s.scanned, s.stopped)),
                         // Not text once inflated: inflated whole, then judged as bytes.
                         Err(SkipReason::Binary) => {
                             read::decode_bytes(raw.to_vec(), limit).map(|text| {
-                                let scanner = self.file_scanner(&rel).with_audit(
-                                    Some(FileAudit::new(&self.audit, &rel, None)),
-                                    self.mode == Mode::Full,
-                                );
+                                let scanner = self
+                                    .file_scanner(&rel)
+                                    .with_audit(
+                                        Some(FileAudit::new(&self.audit, &rel, None)),
+                                        self.mode == Mode::Full,
+                                    )
+                                    .counting_below(floor);
                                 self.read_content(scanner, &name, &text, 1)
                             })
                         }
@@ -101,7 +112,7 @@ impl Scanner {
                     true => self.gzip_header(&rel, raw),
                     false => Vec::new(),
                 };
-                let (mut findings, claims, stopped) = match judged {
+                let (mut scanned, stopped) = match judged {
                     Ok(j) => j,
                     Err(reason) => {
                         let skip = Skipped {
@@ -113,7 +124,7 @@ impl Scanner {
                         return self.skipped(rel, skip);
                     }
                 };
-                findings.extend(header);
+                scanned.findings.extend(header);
                 FileOutcome {
                     record: FileRecord {
                         path: rel,
@@ -130,8 +141,9 @@ impl Scanner {
                             r => format!("{r} (what came before it was scanned)"),
                         }),
                     },
-                    findings,
-                    claims,
+                    findings: scanned.findings,
+                    claims: scanned.claims,
+                    below_floor: scanned.below_floor,
                 }
             }
             Err(skip) => {
@@ -154,13 +166,30 @@ impl Scanner {
     /// [`Scanner::scan_blob`] with the format chosen by `name` rather than by `rel`: a
     /// symbolic link named `x.json` holds a path, which is text.
     pub fn scan_blob_as(&self, rel: &str, name: &str, raw: Vec<u8>) -> FileOutcome {
+        self.scan_blob_below(rel, name, raw, Confidence::Low)
+    }
+
+    /// [`Scanner::scan_blob_as`] for a run that lists nothing less sure than `floor`.
+    pub fn scan_blob_below(
+        &self,
+        rel: &str,
+        name: &str,
+        raw: Vec<u8>,
+        floor: Confidence,
+    ) -> FileOutcome {
         let named = self.check_name(rel);
-        let mut outcome = self.scan_blob_named(&named.shown, name, raw);
+        let mut outcome = self.scan_blob_named(&named.shown, name, raw, floor);
         outcome.findings.extend(named.findings);
         outcome
     }
 
-    fn scan_blob_named(&self, rel: &str, name: &str, raw: Vec<u8>) -> FileOutcome {
+    fn scan_blob_named(
+        &self,
+        rel: &str,
+        name: &str,
+        raw: Vec<u8>,
+        floor: Confidence,
+    ) -> FileOutcome {
         use sha2::{Digest, Sha256};
         let sha256 = crate::hex::encode(&Sha256::digest(&raw));
         let bytes = raw.len() as u64;
@@ -189,9 +218,10 @@ impl Scanner {
                 let audit = FileAudit::new(&self.audit, rel, None);
                 let scanner = self
                     .file_scanner(rel)
-                    .with_audit(Some(audit), self.mode == Mode::Full);
-                let (mut findings, claims, note) = self.read_content(scanner, name, &text, 0);
-                findings.extend(header);
+                    .with_audit(Some(audit), self.mode == Mode::Full)
+                    .counting_below(floor);
+                let (mut scanned, note) = self.read_content(scanner, name, &text, 0);
+                scanned.findings.extend(header);
                 FileOutcome {
                     record: FileRecord {
                         path: rel.to_string(),
@@ -205,8 +235,9 @@ impl Scanner {
                         error: note.as_ref().is_some_and(|r| self.fails(r)),
                         reason: note.map(|_| BINARY_NOTE.to_string()),
                     },
-                    findings,
-                    claims,
+                    findings: scanned.findings,
+                    claims: scanned.claims,
+                    below_floor: scanned.below_floor,
                 }
             }
             Err(reason) => skip(reason, sha256),
@@ -222,29 +253,37 @@ impl Scanner {
         name: &str,
         text: &[u8],
         depth: u8,
-    ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
+    ) -> (Scanned, Option<SkipReason>) {
         let baseline = depth == 0 && baseline_file::recognised(self, name, text);
         // A byte order mark or a NUL anywhere is a claim about the bytes that the bytes
         // need not keep (`\xff\xfe` before ASCII; UTF-16 past the first 8 KiB): the
         // file is also read with NULs dropped, and what that reading adds is kept.
         let kind = sniff::sniff(text);
-        let second = sniff::needs_second_reading(kind, text).then(|| scanner.plain_copy());
-        let (mut findings, claims, note) = self.first_reading(scanner, name, text, kind, depth);
+        let twice = sniff::needs_second_reading(kind, text);
+        // Both readings, and a baseline's own fields, drop findings only once all are
+        // in: every finding is built, so the count below the floor stays the run's.
+        let scanner = match twice || baseline {
+            true => scanner.counting_below(Confidence::Low),
+            false => scanner,
+        };
+        let second = twice.then(|| scanner.plain_copy());
+        let (mut scanned, note) = self.first_reading(scanner, name, text, kind, depth);
         if let Some(plain) = second {
-            let (more, _) = plain.run_text(&sniff::nul_free_view(text));
-            let seen: std::collections::HashSet<(String, String)> = findings
+            let more = plain.run_text(&sniff::nul_free_view(text)).findings;
+            let seen: std::collections::HashSet<(String, String)> = scanned
+                .findings
                 .iter()
                 .map(|f| (f.rule_id.clone(), f.fingerprint.0.clone()))
                 .collect();
-            findings.extend(
+            scanned.findings.extend(
                 more.into_iter()
                     .filter(|f| !seen.contains(&(f.rule_id.clone(), f.fingerprint.0.clone()))),
             );
         }
         if baseline {
-            baseline_file::keep_path_findings(&mut findings);
+            baseline_file::keep_path_findings(&mut scanned.findings);
         }
-        (findings, claims, note)
+        (scanned, note)
     }
 
     /// The first reading of bytes sniffed as `kind`.
@@ -255,15 +294,11 @@ impl Scanner {
         text: &[u8],
         kind: Sniff,
         depth: u8,
-    ) -> (Vec<Finding>, Vec<Claim>, Option<SkipReason>) {
+    ) -> (Scanned, Option<SkipReason>) {
         match kind {
-            Sniff::Text => {
-                let (f, c) = scanner.run(name, text);
-                (f, c, None)
-            }
+            Sniff::Text => (scanner.run(name, text), None),
             Sniff::Wide(wide, mark) => {
-                let (f, c) = scanner.run(name, &sniff::transcode(text, wide, mark));
-                (f, c, None)
+                (scanner.run(name, &sniff::transcode(text, wide, mark)), None)
             }
             Sniff::Binary => {
                 if depth < 2
@@ -272,12 +307,12 @@ impl Scanner {
                         read::decode_bytes(text.to_vec(), self.config.scan.max_file_bytes)
                 {
                     let header = self.gzip_header(scanner.rel(), text);
-                    let (mut f, c, note) = self.read_content(scanner, name, &inner, depth + 1);
-                    f.extend(header);
-                    return (f, c, note);
+                    let (mut scanned, note) = self.read_content(scanner, name, &inner, depth + 1);
+                    scanned.findings.extend(header);
+                    return (scanned, note);
                 }
-                let (f, c) = scanner.run_text(&sniff::printable_view(text));
-                (f, c, Some(SkipReason::Binary))
+                let scanned = scanner.run_text(&sniff::printable_view(text));
+                (scanned, Some(SkipReason::Binary))
             }
         }
     }
@@ -314,6 +349,7 @@ impl Scanner {
             },
             findings: Vec::new(),
             claims: Vec::new(),
+            below_floor: 0,
         }
     }
 }

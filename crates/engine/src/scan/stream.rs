@@ -7,20 +7,17 @@
 //! it is seen. A single JSON document (`.json.gz`, or content opening with `{`/`[`) and
 //! manifests are read whole, as their readers need all of them.
 
-use super::file::{FileScanner, TEXT_OVERLAP, TextFormat};
-use crate::finding::Finding;
-use crate::provenance::Claim;
+use super::file::{FileScanner, Scanned, TEXT_OVERLAP, TextFormat};
 use crate::source::gzip::Pieces;
 use crate::source::read::{SkipReason, text_only};
 
 /// Inflated bytes asked for at a time.
 const PIECE: usize = 4 << 20;
 
-/// What a streamed file gave: its findings and claims, and why it stopped early if it
-/// did (corrupt or past the cap) — what was read before that is still reported.
+/// What a streamed file gave, and why it stopped early if it did (corrupt or past the
+/// cap) — what was read before that is still reported.
 pub(super) struct Streamed {
-    pub findings: Vec<Finding>,
-    pub claims: Vec<Claim>,
+    pub scanned: Scanned,
     pub stopped: Option<SkipReason>,
 }
 
@@ -49,10 +46,8 @@ pub(super) fn scan_gzip(
         while more {
             more = pieces.fill(buf, PIECE)?;
         }
-        let (findings, claims) = scanner.run(name, buf);
         return Ok(Streamed {
-            findings,
-            claims,
+            scanned: scanner.run(name, buf),
             stopped: None,
         });
     };
@@ -89,10 +84,8 @@ pub(super) fn scan_gzip(
             Err(reason) => stopped = Some(reason),
         }
     }
-    let (findings, claims) = scanner.finish();
     Ok(Streamed {
-        findings,
-        claims,
+        scanned: scanner.finish(),
         stopped,
     })
 }

@@ -103,6 +103,12 @@ impl FileScanner<'_> {
             self.written.insert((m.rule, line, raw_pointer.clone()));
         }
         let assessment = self.confidence(unit, m, raw_pointer.as_deref());
+        // Less sure than the run lists: final, since a file's later facts only ever
+        // lower a finding.
+        if assessment.confidence < self.floor {
+            self.below.insert((m.rule, line, column));
+            return;
+        }
         // A user not yet known as the data's own may turn out to be, further on.
         if rule.category == Category::LocalPath
             && assessment.confidence == Confidence::Medium
@@ -273,6 +279,29 @@ impl FileScanner<'_> {
 fn starts_a_comment(text: &[u8], offset: usize) -> bool {
     let rest = text.get(offset..).unwrap_or_default();
     rest.starts_with(b"//") || rest.starts_with(b"/*")
+}
+
+/// How many of the places where a finding was left out as less sure than the floor
+/// hold no kept finding of the same rule: [`one_per_place`] would have kept one
+/// finding there, below the floor.
+pub(super) fn places_left(
+    rules: &crate::detect::RuleSet,
+    below: &std::collections::HashSet<(usize, u32, u32)>,
+    findings: &[Finding],
+) -> usize {
+    if below.is_empty() {
+        return 0;
+    }
+    let kept: std::collections::HashSet<(&str, Option<u32>, Option<u32>)> = findings
+        .iter()
+        .map(|f| (f.rule_id.as_str(), f.location.line, f.location.column))
+        .collect();
+    below
+        .iter()
+        .filter(|&&(rule, line, column)| {
+            !kept.contains(&(rules.rules[rule].id.as_str(), Some(line), Some(column)))
+        })
+        .count()
 }
 
 /// One finding per rule and place: a value found both as written and in a decoded
