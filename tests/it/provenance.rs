@@ -306,6 +306,45 @@ fn hash_hygiene_everywhere() {
     assert!(!r.stdout.contains("9F86D081"));
 }
 
+/// A list of records is audited for the hashes it holds, found by key or by the
+/// `sha256:` prefix, wherever the record sits; prose about a hash map asks for nothing.
+#[test]
+fn hashes_in_a_list_of_records_are_audited() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("home"),
+        tempfile::tempdir().expect("dir"),
+    );
+    let doc = serde_json::json!([
+        {"answer": "use a hash map, then hash each key"},
+        {"hash": "sha256:9F86D081"},
+        {"source": format!("sha256:{}", "0".repeat(64))},
+        {"weights_sha256": "deadbeef"}
+    ]);
+    write(
+        dir.path(),
+        "answers.json",
+        serde_json::to_string_pretty(&doc).expect("json"),
+    );
+    let r = verify(home.path(), dir.path(), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let mut got = placed(&r.json());
+    got.sort();
+    let m = "answers.json";
+    assert_eq!(
+        got,
+        vec![
+            at(m, 6, Some("/1/hash"), "provenance.malformed_hash"),
+            at(m, 9, Some("/2/source"), "provenance.placeholder_hash"),
+            at(
+                m,
+                12,
+                Some("/3/weights_sha256"),
+                "provenance.malformed_hash"
+            ),
+        ]
+    );
+}
+
 #[test]
 fn stoplist_provenance_outside_run_meta_is_flagged() {
     let (home, dir) = (

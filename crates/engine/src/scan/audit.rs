@@ -131,11 +131,13 @@ impl<'a> FileAudit<'a> {
         let undecided = self.validator.format.is_none()
             && self.records == 0
             && (!list || !self.cfg.binds.is_empty());
-        // `hash` also finds `_hash` keys and a bare `hash` key. Searched only when the
-        // format does not call for a tree anyway.
+        // A hash is found by its key (`…_hash`, `…_sha256`, `sha256`, `hash`: a key's
+        // text ends in `hash"` or holds `sha256`) or by its `sha256:` prefix. Prose's
+        // `hash` (a hash map, a hashtag) asks for no tree of a 4 MB list of answers.
+        // Searched only when the format does not call for a tree anyway.
         let has_hashes = || {
             memchr::memmem::find(doc, b"sha256").is_some()
-                || memchr::memmem::find(doc, b"hash").is_some()
+                || memchr::memmem::find(doc, b"hash\"").is_some()
         };
         (known || undecided || has_hashes()) && doc.len() <= MAX_AUDIT_RECORD
     }

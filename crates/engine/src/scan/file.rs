@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 /// Units are flushed to detection at about this size: big enough to amortise the
 /// per-unit prefilter, small enough to keep memory flat on huge JSONL files.
-const UNIT_TARGET_BYTES: usize = 1 << 20;
+const UNIT_TARGET_BYTES: usize = 512 << 10;
 /// Text files are cut into chunks this large, overlapping so a match on the cut is seen.
 const TEXT_CHUNK: usize = 1 << 20;
 pub(super) const TEXT_OVERLAP: usize = 4096;
