@@ -5,6 +5,7 @@
 pub mod alphabet;
 mod config_rules;
 mod fields;
+mod gaps;
 mod lead;
 mod members;
 mod named_before;

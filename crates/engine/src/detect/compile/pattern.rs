@@ -175,7 +175,7 @@ impl Pattern {
 
     pub fn regex(&self) -> &Regex {
         self.built.get_or_init(|| {
-            builder().build(&self.source).unwrap_or_else(|e| {
+            build(&self.source).unwrap_or_else(|e| {
                 // Only a built-in regex is built here, and a test builds each one.
                 tracing::error!(pattern = %self.source, error = %e, "a built-in regex does not build");
                 Regex::new_many::<&str>(&[]).unwrap_or_else(|_| unreachable!("no patterns"))
@@ -234,12 +234,18 @@ fn builder() -> meta::Builder {
 /// gate (see [`Pattern::required`]).
 pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Result<Pattern> {
     let pattern = compile_lazy(origin, id, source, keywords)?;
-    let regex = builder()
-        .build(source)
-        .map_err(|e| Error::rules(origin, format!("rule `{id}`: bad regex: {e}")))?;
+    let regex =
+        build(source).map_err(|e| Error::rules(origin, format!("rule `{id}`: bad regex: {e}")))?;
     // Just made: the cell is empty, and `set` cannot fail.
     let _ = pattern.built.set(regex);
     Ok(pattern)
+}
+
+/// The regex a rule's windows run: the pattern with its wide gaps open (see
+/// [`super::gaps`]); its facts, and so its windows, come from the pattern as written.
+fn build(source: &str) -> std::result::Result<Regex, String> {
+    let hir = super::gaps::open_gaps(parse(source)?);
+    builder().build_from_hir(&hir).map_err(|e| e.to_string())
 }
 
 /// A rule's regex as a syntax tree, parsed as the regex engine reads it (see
