@@ -29,7 +29,7 @@ pub(super) fn collect_windows(
             && let Matcher::Regex(p) = &rules.rules[r].matcher
             && (!check_bytes || p.facts().alphabet.contains_all(&text[hs..he]))
         {
-            windows[r].add(&mut at, hs, he, p.facts().reach, true);
+            windows.at(r).add(&mut at, hs, he, p.facts().reach, true);
         }
     };
     if let Some(keywords) = &rules.prefilter {
@@ -67,7 +67,7 @@ pub(super) fn collect_windows(
     }
     for &r in &rules.always_rules {
         if wanted(r) {
-            windows[r].push_all(text.len());
+            windows.at(r).push_all(text.len());
         }
     }
     if let Some(group) = &rules.digits
@@ -214,7 +214,7 @@ fn digit_candidates(
             for pid in members.iter() {
                 let r = group.rules[pid.as_usize()];
                 if wanted(r) && !rejected(r) {
-                    windows[r].push_span(lo, hi);
+                    windows.at(r).push_span(lo, hi);
                 }
             }
         }
@@ -238,7 +238,9 @@ fn digit_candidates(
                 if wanted(r)
                     && let Matcher::Regex(p) = &rules.rules[r].matcher
                 {
-                    windows[r].add(&mut at, m.start(), m.end(), p.facts().reach, false);
+                    windows
+                        .at(r)
+                        .add(&mut at, m.start(), m.end(), p.facts().reach, false);
                 }
             }
             let next = if m.is_empty() { m.end() + 1 } else { m.end() };

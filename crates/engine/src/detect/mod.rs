@@ -34,7 +34,7 @@ use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::captures::Captures;
 use regex_automata::{Input, PatternSet};
 use validators::{Candidate, entropy};
-use window::Windows;
+use window::RuleWindows;
 
 /// A rule hit: `start..end` is the sensitive value's span in [`Unit::text`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,9 @@ pub struct RawMatch {
 /// hot path allocates nothing and shares no lock between threads.
 #[derive(Default)]
 pub struct Scratch {
-    windows: Vec<Windows>,
+    windows: RuleWindows,
+    /// The rules a unit opened windows for, as searched.
+    searched: Vec<usize>,
     engines: Vec<Option<Engine>>,
     /// Ranges around digit runs, for the digit group's joint search.
     digit_ranges: Vec<hits::DigitRange>,
@@ -78,9 +80,8 @@ struct Engine {
 
 impl Scratch {
     fn reset(&mut self, rules: usize) {
-        self.windows.resize_with(rules, Windows::default);
+        self.windows.reset(rules);
         self.engines.resize_with(rules, || None);
-        self.windows.iter_mut().for_each(Windows::clear);
         self.digit_ranges.clear();
     }
 }
@@ -109,13 +110,17 @@ pub fn has_hits(rules: &RuleSet, text: &[u8]) -> bool {
 pub fn detect(rules: &RuleSet, unit: &Unit, scratch: &mut Scratch, out: &mut Vec<RawMatch>) {
     let first = out.len();
     hits::collect_windows(rules, unit, scratch, None);
-    for (ri, rule) in rules.rules.iter().enumerate() {
+    let mut open = std::mem::take(&mut scratch.searched);
+    scratch.windows.open_rules(&mut open);
+    for &ri in &open {
+        let rule = &rules.rules[ri];
         if rule.fields.is_none()
             && let Matcher::Regex(p) = &rule.matcher
         {
             search_windows(rules, ri, p, unit, scratch, out);
         }
     }
+    scratch.searched = open;
     if !rules.field_rules.is_empty() {
         detect_fields(rules, unit, scratch, out, None);
     }
@@ -160,11 +165,11 @@ fn search_windows(
     scratch: &mut Scratch,
     out: &mut Vec<RawMatch>,
 ) {
-    if scratch.windows[ri].is_empty() {
+    let Some(windows) = scratch.windows.get(ri) else {
         return;
-    }
+    };
     let engine = engine(&mut scratch.engines[ri], p.regex());
-    for &(lo, hi) in scratch.windows[ri].finish() {
+    for &(lo, hi) in windows.finish() {
         run_regex(rules, ri, p, engine, &unit.text, (lo, hi), 0, unit, out);
     }
 }

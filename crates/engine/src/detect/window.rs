@@ -7,8 +7,55 @@
 use crate::detect::compile::pattern::Reach;
 use crate::formats::Unit;
 
+/// Every rule's windows, and which rules have any: a unit (a file name, a short
+/// member, one decoded layer) wakes a handful of the rule set's hundreds, and walking
+/// all of them to clear and search was most of the work on a small unit.
+#[derive(Debug, Default)]
+pub struct RuleWindows {
+    all: Vec<Windows>,
+    open: Vec<usize>,
+}
+
+impl RuleWindows {
+    /// Empty windows for `rules` rules.
+    pub fn reset(&mut self, rules: usize) {
+        for r in self.open.drain(..) {
+            if let Some(w) = self.all.get_mut(r) {
+                w.clear();
+            }
+        }
+        if self.all.len() != rules {
+            self.all.clear();
+            self.all.resize_with(rules, Windows::default);
+        }
+    }
+
+    /// Rule `r`'s windows, to add to.
+    pub fn at(&mut self, r: usize) -> &mut Windows {
+        let w = &mut self.all[r];
+        if !w.listed {
+            w.listed = true;
+            self.open.push(r);
+        }
+        w
+    }
+
+    pub fn get(&mut self, r: usize) -> Option<&mut Windows> {
+        self.all.get_mut(r).filter(|w| !w.is_empty())
+    }
+
+    /// The rules with windows, in rule order.
+    pub fn open_rules(&mut self, into: &mut Vec<usize>) {
+        self.open.sort_unstable();
+        into.clear();
+        into.extend_from_slice(&self.open);
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Windows {
+    /// Listed among a unit's open windows (see [`RuleWindows`]).
+    listed: bool,
     spans: Vec<(usize, usize)>,
     /// The furthest hit end seen: the shortcut below holds only for hits in order, and
     /// one-byte keywords arrive after the keyword pass, from the top of the text again.
@@ -19,6 +66,7 @@ impl Windows {
     pub fn clear(&mut self) {
         self.spans.clear();
         self.last_end = 0;
+        self.listed = false;
     }
 
     pub fn is_empty(&self) -> bool {
