@@ -345,6 +345,28 @@ fn hashes_in_a_list_of_records_are_audited() {
     );
 }
 
+/// A hash key written with an escape means the same key: the list is still audited.
+#[test]
+fn an_escaped_hash_key_in_a_list_is_audited() {
+    let (home, dir) = (
+        tempfile::tempdir().expect("home"),
+        tempfile::tempdir().expect("dir"),
+    );
+    let doc = r#"[{"answer": "caf\u00e9 \u003cb\u003e"}, {"weights_sha25\u0036": "deadbeef"}]"#;
+    write(dir.path(), "answers.json", doc);
+    let r = verify(home.path(), dir.path(), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        placed(&r.json()),
+        vec![at(
+            "answers.json",
+            1,
+            Some("/1/weights_sha256"),
+            "provenance.malformed_hash"
+        )]
+    );
+}
+
 #[test]
 fn stoplist_provenance_outside_run_meta_is_flagged() {
     let (home, dir) = (

@@ -268,3 +268,44 @@ fn values_one_byte_apart_are_both_found() {
         assert_eq!(found, 2, "{rule} in {name}");
     }
 }
+
+/// A rule's bounded gap (`Cookie:[^\n]{0,200}session…`) is searched first with the gap
+/// open, which lets far more through, and windows can be far wider than the bound: the
+/// rule as written must still decide. Each case is found with its parts close, and not
+/// with them farther apart than the rule allows.
+#[test]
+fn a_gap_bound_holds_in_a_wide_window() {
+    type Case = (&'static str, fn(usize) -> String);
+    let cases: &[Case] = &[
+        ("secret.session_cookie", |n| {
+            format!(
+                "Cookie: {}sessionid=Kq7vLm2x9ZtAbCdEf12345\n",
+                "theme=dark; ".repeat(n)
+            )
+        }),
+        ("secret.curl_user_password", |n| {
+            format!(
+                "curl https://api.example.org/v1 {}-u deploy:Zq8rT2vLx9Pw\n",
+                "--header x ".repeat(n)
+            )
+        }),
+        ("secret.curl_user_password", |n| {
+            format!(
+                "curl -u {}:Zq8rT2vLx9Pw https://api.example.org\n",
+                "u".repeat(n * 2)
+            )
+        }),
+        ("secret.connection_string_password", |n| {
+            format!(
+                "postgres://{}:Zq8rT2vLx9Pw@db.example.org:5432/app\n",
+                "u".repeat(n * 2)
+            )
+        }),
+    ];
+    for (rule, make) in cases {
+        let near = counts(&scan_one("near.txt", &make(4)));
+        assert_eq!(near.get(*rule), Some(&1), "{rule} close: {near:?}");
+        let far = counts(&scan_one("far.txt", &make(40)));
+        assert_eq!(far.get(*rule), None, "{rule} beyond its bound: {far:?}");
+    }
+}

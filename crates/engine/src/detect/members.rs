@@ -1,7 +1,7 @@
 //! Keyed rules on JSON members (see [`crate::detect::MemberIndex`]): `{"DD_API_KEY":
 //! "…"}` is searched as `DD_API_KEY=…`, and a match is reported at the value.
 
-use super::{Scratch, consider, engine};
+use super::{Scratch, consider};
 use crate::detect::{Matcher, RuleSet};
 use crate::formats::Unit;
 use regex_automata::Input;
@@ -98,13 +98,13 @@ pub(super) fn search_named(
     value_start: usize,
     whole: bool,
     unit: &Unit,
-    engines: &mut [Option<super::Engine>],
+    engines: &mut [super::Slot],
     out: &mut Vec<super::RawMatch>,
 ) {
     let Matcher::Regex(p) = &rules.rules[ri].matcher else {
         return;
     };
-    let engine = engine(&mut engines[ri], p.regex());
+    let engine = engines[ri].engine(p.regex());
     let mut input = Input::new(buf);
     loop {
         p.regex()

@@ -52,7 +52,7 @@ pub struct Scratch {
     windows: RuleWindows,
     /// The rules a unit opened windows for, as searched.
     searched: Vec<usize>,
-    engines: Vec<Option<Engine>>,
+    engines: Vec<Slot>,
     /// Ranges around digit runs, for the digit group's joint search.
     digit_ranges: Vec<hits::DigitRange>,
     digit_cache: Option<Cache>,
@@ -78,10 +78,43 @@ struct Engine {
     caps: Captures,
 }
 
+/// One rule's search state in a worker, each part made on first use: most rules never
+/// run in a given worker, and a gated rule's own regex seldom does. Boxed: a regex
+/// cache is 1.4 KB before it holds anything, and a worker has a slot for every rule.
+#[derive(Default)]
+struct Slot {
+    engine: Option<Box<Engine>>,
+    /// For the rule's gate ([`Pattern::gate`]).
+    gate: Option<Box<Cache>>,
+}
+
+impl Slot {
+    fn engine(&mut self, re: &Regex) -> &mut Engine {
+        self.engine.get_or_insert_with(|| {
+            Box::new(Engine {
+                cache: re.create_cache(),
+                caps: re.create_captures(),
+            })
+        })
+    }
+
+    /// Whether `input` may hold a match of `p`: its gate matches there, or it has none.
+    fn passes(&mut self, p: &Pattern, input: Input<'_>) -> bool {
+        let Some(gate) = p.gate() else {
+            return true;
+        };
+        let cache = self
+            .gate
+            .get_or_insert_with(|| Box::new(gate.create_cache()));
+        gate.search_half_with(cache, &input.earliest(true))
+            .is_some()
+    }
+}
+
 impl Scratch {
     fn reset(&mut self, rules: usize) {
         self.windows.reset(rules);
-        self.engines.resize_with(rules, || None);
+        self.engines.resize_with(rules, Slot::default);
         self.digit_ranges.clear();
     }
 }
@@ -168,17 +201,10 @@ fn search_windows(
     let Some(windows) = scratch.windows.get(ri) else {
         return;
     };
-    let engine = engine(&mut scratch.engines[ri], p.regex());
+    let slot = &mut scratch.engines[ri];
     for &(lo, hi) in windows.finish() {
-        run_regex(rules, ri, p, engine, &unit.text, (lo, hi), 0, unit, out);
+        run_regex(rules, ri, p, slot, &unit.text, (lo, hi), 0, unit, out);
     }
-}
-
-fn engine<'a>(slot: &'a mut Option<Engine>, re: &Regex) -> &'a mut Engine {
-    slot.get_or_insert_with(|| Engine {
-        cache: re.create_cache(),
-        caps: re.create_captures(),
-    })
 }
 
 /// Field-limited rules (or only rule `only`), each on the values its globs select.
@@ -220,12 +246,11 @@ fn detect_fields(
             if filter.matches(ptr) {
                 // The value alone is the haystack: `^` and `$` mean the value's ends.
                 let hay = &unit.text[seg.start..seg.end];
-                let engine = engine(&mut scratch.engines[ri], p.regex());
                 run_regex(
                     rules,
                     ri,
                     p,
-                    engine,
+                    &mut scratch.engines[ri],
                     hay,
                     (0, hay.len()),
                     seg.start,
@@ -243,7 +268,7 @@ fn run_regex(
     rules: &RuleSet,
     ri: usize,
     p: &Pattern,
-    engine: &mut Engine,
+    slot: &mut Slot,
     hay: &[u8],
     window: (usize, usize),
     base: usize,
@@ -257,6 +282,10 @@ fn run_regex(
     {
         return;
     }
+    if !slot.passes(p, Input::new(hay).range(lo..hi)) {
+        return;
+    }
+    let engine = slot.engine(p.regex());
     let mut input = Input::new(hay).range(lo..hi);
     loop {
         p.regex()

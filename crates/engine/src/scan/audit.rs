@@ -138,6 +138,7 @@ impl<'a> FileAudit<'a> {
         let has_hashes = || {
             memchr::memmem::find(doc, b"sha256").is_some()
                 || memchr::memmem::find(doc, b"hash\"").is_some()
+                || escapes_a_hash_letter(doc)
         };
         (known || undecided || has_hashes()) && doc.len() <= MAX_AUDIT_RECORD
     }
@@ -271,4 +272,17 @@ impl<'a> FileAudit<'a> {
             }
         }
     }
+}
+
+/// Whether `doc` writes one of the letters of `hash` or `sha256` as an escape
+/// (`weights_sha25\u0036`): the key means the same once decoded, and the raw search in
+/// [`FileAudit::wants_tree`] would not see it. Escaped non-ASCII letters (`\u00e9`)
+/// and markup (`\u003c`) are not these.
+fn escapes_a_hash_letter(doc: &[u8]) -> bool {
+    memchr::memmem::find_iter(doc, b"\\u00").any(|i| {
+        matches!(
+            doc.get(i + 4..i + 6),
+            Some(b"68" | b"61" | b"73" | b"32" | b"35" | b"36")
+        )
+    })
 }

@@ -1,12 +1,16 @@
-//! Wide bounded gaps searched as open ones. A rule writes the room it allows between
-//! its parts as a bounded repetition (`curl[^\n]{0,400}-u …`); the lazy DFA that runs
-//! it must count every position of that gap against every place the next part may
-//! start, and builds hundreds of states per keyword: half a megabyte of cache for each
-//! such rule in each worker, rebuilt as it fills. The bound is kept where it does its
-//! work, in the window: a rule's window is computed from the pattern as written, so a
-//! match is still found only around a keyword, within the rule's reach. The regex that
-//! runs inside the window leaves the gap open (`[^\n]*`), which the DFA holds in a few
-//! states.
+//! Wide bounded gaps, searched first as open ones. A rule writes the room it allows
+//! between its parts as a bounded repetition (`curl[^\n]{0,400}-u …`); the lazy DFA
+//! that runs it must count every position of that gap against every place the next
+//! part may start, and builds hundreds of states per keyword: half a megabyte of cache
+//! for each such rule in each worker, rebuilt as it fills.
+//!
+//! Such a rule gets a *gate*: the same regex with those gaps left open (`[^\n]*`),
+//! which the DFA holds in a few states. Opening a gap only lets more text match, so a
+//! window the gate does not match holds no match of the rule, and most windows stop
+//! there. A window it does match is searched with the regex as written, which alone
+//! reports matches: the bound still decides what is a finding (a window can be far
+//! wider than a gap's bound, and a greedy open gap would also move where a value is
+//! read).
 //!
 //! Only a gap is opened: a repetition of a broad class (`[^\n]`, `\S`, `[^"']`, at least
 //! half of all bytes; never a value's alphabet), outside every capture group, whose
@@ -14,11 +18,24 @@
 //! match must hold follows. A run that ends the pattern bounds the match itself and
 //! stays as written.
 
+use regex_automata::meta::{Builder, Regex};
 use regex_syntax::hir::{Class, Hir, HirKind, Repetition};
 
 /// A repetition this much wider than its minimum is a gap; narrower ones (`\s{1,16}`)
 /// cost the DFA little and stay as written.
 const WIDE: u32 = 64;
+
+/// The gate of the regex `hir`: `None` when it has no wide gap to open.
+pub(super) fn gate(hir: Hir, builder: fn() -> Builder) -> Result<Option<Regex>, String> {
+    let opened = open_gaps(hir.clone());
+    if opened == hir {
+        return Ok(None);
+    }
+    let gate = builder()
+        .build_from_hir(&opened)
+        .map_err(|e| e.to_string())?;
+    Ok(Some(gate))
+}
 
 /// `hir` with every wide gap outside a capture group left unbounded.
 pub(super) fn open_gaps(hir: Hir) -> Hir {

@@ -56,6 +56,9 @@ pub enum Trigger {
 pub struct Pattern {
     /// Built on first use for a built-in rule (see [`compile_lazy`]).
     built: OnceLock<Regex>,
+    /// The gate (see [`Pattern::gate`]), when the regex has wide gaps: worked out on
+    /// first use, like the regex.
+    gate: OnceLock<Option<Regex>>,
     pub source: String,
     /// What the syntax tree says: known at load, or worked out on first use.
     analysis: Analysis,
@@ -150,6 +153,7 @@ impl Pattern {
     pub(super) fn deferred(source: String, tree: LazyTree) -> Pattern {
         Pattern {
             built: OnceLock::new(),
+            gate: OnceLock::new(),
             source,
             analysis: Analysis::Deferred {
                 facts: OnceLock::new(),
@@ -173,6 +177,8 @@ impl Pattern {
         matches!(&self.analysis, Analysis::Deferred { facts, .. } if facts.get().is_none())
     }
 
+    /// The regex as written: every match any search reports comes from it. A gated
+    /// rule's is built only when its gate first lets a window through.
     pub fn regex(&self) -> &Regex {
         self.built.get_or_init(|| {
             build(&self.source).unwrap_or_else(|e| {
@@ -181,6 +187,21 @@ impl Pattern {
                 Regex::new_many::<&str>(&[]).unwrap_or_else(|_| unreachable!("no patterns"))
             })
         })
+    }
+
+    /// The same regex with its wide gaps open (see [`super::gaps`]), when it has any:
+    /// a window it does not match cannot hold a match of [`Pattern::regex`].
+    pub fn gate(&self) -> Option<&Regex> {
+        self.gate
+            .get_or_init(|| {
+                let hir = parse(&self.source).ok()?;
+                super::gaps::gate(hir, builder).unwrap_or_else(|e| {
+                    // Opening gaps only shrinks a regex that builds; a test builds each.
+                    tracing::error!(pattern = %self.source, error = %e, "a gate does not build");
+                    None
+                })
+            })
+            .as_ref()
     }
 }
 
@@ -241,11 +262,11 @@ pub fn compile(origin: &str, id: &str, source: &str, keywords: &[String]) -> Res
     Ok(pattern)
 }
 
-/// The regex a rule's windows run: the pattern with its wide gaps open (see
-/// [`super::gaps`]); its facts, and so its windows, come from the pattern as written.
+/// A rule's regex as written.
 fn build(source: &str) -> std::result::Result<Regex, String> {
-    let hir = super::gaps::open_gaps(parse(source)?);
-    builder().build_from_hir(&hir).map_err(|e| e.to_string())
+    builder()
+        .build_from_hir(&parse(source)?)
+        .map_err(|e| e.to_string())
 }
 
 /// A rule's regex as a syntax tree, parsed as the regex engine reads it (see
@@ -297,6 +318,7 @@ pub(super) fn deferred_parse(origin: &str, id: &str, source: &str, keywords: &[S
 pub(super) fn analysed(source: &str, hir: Hir, keywords: &[String]) -> Pattern {
     Pattern {
         built: OnceLock::new(),
+        gate: OnceLock::new(),
         source: source.to_string(),
         analysis: Analysis::Known(facts_of(&hir, keywords)),
     }

@@ -240,15 +240,13 @@ impl FileScanner<'_> {
 
     pub(super) fn format_finding(&mut self, text: &[u8], offset: usize, message: &str) {
         let what = format!("{message}; the line was scanned as text");
-        self.problem(text, "invalid_json", offset, None, &what);
         // JSON with comments (tsconfig, VS Code settings) is a dialect, not damage:
         // the finding stays, at low confidence.
-        if starts_a_comment(text, offset)
-            && let Some(f) = self.findings.last_mut()
-        {
-            f.confidence = Confidence::Low;
-            f.why = crate::finding::Why::default().with(Reason::JsonComments);
-        }
+        let how = match starts_a_comment(text, offset) {
+            true => Assessment::low(Reason::JsonComments),
+            false => Assessment::high(),
+        };
+        self.problem_as(text, "invalid_json", offset, None, &what, how);
     }
 
     /// A finding from a built-in check (format, provenance); it names no value, so the
@@ -261,11 +259,24 @@ impl FileScanner<'_> {
         pointer: Option<String>,
         what: &str,
     ) {
+        self.problem_as(text, check, offset, pointer, what, Assessment::high());
+    }
+
+    /// [`Self::problem`], as sure as `how` says.
+    fn problem_as(
+        &mut self,
+        text: &[u8],
+        check: &str,
+        offset: usize,
+        pointer: Option<String>,
+        what: &str,
+        how: Assessment,
+    ) {
         let Some(rule) = self.rules.check(check) else {
             return;
         };
         let (line, column) = self.locate(text, offset);
-        let place = (line, column, Assessment::high());
+        let place = (line, column, how);
         let value = format!("{}\0{}\0{what}", self.rel, pointer.as_deref().unwrap_or(""));
         let fingerprints = self.key.pair(&rule.id, value.as_bytes());
         let message = rule.description.clone();
