@@ -289,16 +289,10 @@ fn a_gap_bound_holds_in_a_wide_window() {
                 "--header x ".repeat(n)
             )
         }),
-        ("secret.curl_user_password", |n| {
-            format!(
-                "curl -u {}:Zq8rT2vLx9Pw https://api.example.org\n",
-                "u".repeat(n * 2)
-            )
-        }),
         ("secret.connection_string_password", |n| {
             format!(
                 "postgres://{}:Zq8rT2vLx9Pw@db.example.org:5432/app\n",
-                "u".repeat(n * 2)
+                "u".repeat(n * 7)
             )
         }),
     ];
@@ -307,5 +301,31 @@ fn a_gap_bound_holds_in_a_wide_window() {
         assert_eq!(near.get(*rule), Some(&1), "{rule} close: {near:?}");
         let far = counts(&scan_one("far.txt", &make(40)));
         assert_eq!(far.get(*rule), None, "{rule} beyond its bound: {far:?}");
+    }
+}
+
+/// A long user name before the password (a service account, an encoded e-mail) does
+/// not hide it: the user part of a URL or of `curl -u` runs to 256 bytes.
+#[test]
+fn a_long_user_name_does_not_hide_a_password() {
+    for user in ["svc".repeat(30), "a".repeat(250)] {
+        for (rule, line) in [
+            (
+                "secret.curl_user_password",
+                format!("curl -u {user}:Zq8rT2vLx9Pw https://api.example.org\n"),
+            ),
+            (
+                "secret.connection_string_password",
+                format!("postgres://{user}:Zq8rT2vLx9Pw@db.example.org:5432/app\n"),
+            ),
+        ] {
+            let found = counts(&scan_one("run.txt", &line));
+            assert_eq!(
+                found.get(rule),
+                Some(&1),
+                "{rule}, {}-byte user: {found:?}",
+                user.len()
+            );
+        }
     }
 }
