@@ -27,7 +27,8 @@ impl FileScanner<'_> {
             let pointer = p
                 .pointer
                 .map(|ptr| redact_pointer(self.rules, &mut self.scratch, ptr));
-            self.problem(text, p.check, p.offset, pointer, &p.message);
+            let how = Assessment::high();
+            self.problem(text, p.check, p.offset, pointer, &p.message, how);
         }
         for c in claims {
             let (line, column) = self.locate(text, c.offset);
@@ -246,24 +247,12 @@ impl FileScanner<'_> {
             true => Assessment::low(Reason::JsonComments),
             false => Assessment::high(),
         };
-        self.problem_as(text, "invalid_json", offset, None, &what, how);
+        self.problem(text, "invalid_json", offset, None, &what, how);
     }
 
-    /// A finding from a built-in check (format, provenance); it names no value, so the
-    /// fingerprint covers the place and the problem.
+    /// A finding from a built-in check (format, provenance), as sure as `how` says; it
+    /// names no value, so the fingerprint covers the place and the problem.
     pub(super) fn problem(
-        &mut self,
-        text: &[u8],
-        check: &str,
-        offset: usize,
-        pointer: Option<String>,
-        what: &str,
-    ) {
-        self.problem_as(text, check, offset, pointer, what, Assessment::high());
-    }
-
-    /// [`Self::problem`], as sure as `how` says.
-    fn problem_as(
         &mut self,
         text: &[u8],
         check: &str,
