@@ -60,7 +60,14 @@ pub(super) fn collect_windows(
     for (byte, owners) in &rules.byte_keywords {
         let upper = byte.to_ascii_uppercase();
         for pos in memchr::memchr2_iter(*byte, upper, text) {
+            let next = text.get(pos + 1).copied();
             for &r in owners {
+                // Most `:` in text start no path or address: what follows says so.
+                if let Matcher::Regex(p) = &rules.rules[r].matcher
+                    && !p.facts().wakes_at(text[pos], next)
+                {
+                    continue;
+                }
                 hit(r, pos, pos + 1, false);
             }
         }

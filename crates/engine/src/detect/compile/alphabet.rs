@@ -10,6 +10,28 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 pub struct ByteSet([u64; 4]);
 
 impl ByteSet {
+    pub fn of(bytes: &[u8]) -> ByteSet {
+        let mut set = ByteSet::default();
+        bytes.iter().for_each(|&b| set.insert(b));
+        set
+    }
+
+    pub fn union(&self, other: &ByteSet) -> ByteSet {
+        let mut set = *self;
+        for (word, o) in set.0.iter_mut().zip(other.0) {
+            *word |= o;
+        }
+        set
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    pub fn len(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
     pub fn insert(&mut self, b: u8) {
         self.0[usize::from(b >> 6)] |= 1 << (b & 63);
     }

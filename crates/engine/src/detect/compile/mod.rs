@@ -5,6 +5,7 @@
 pub mod alphabet;
 mod config_rules;
 mod fields;
+mod follow;
 mod gaps;
 mod lead;
 mod members;

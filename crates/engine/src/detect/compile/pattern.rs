@@ -89,6 +89,9 @@ pub struct Facts {
     pub required: Option<Required>,
     /// Every byte a match can hold (see [`super::alphabet`]).
     pub alphabet: ByteSet,
+    /// For each trigger byte (one-byte keyword or implied trigger) after which every
+    /// match holds one of a few bytes: those bytes (see [`super::follow`]).
+    pub follow: Vec<(u8, ByteSet)>,
     /// Bytes between a leading word boundary and the first digit (see [`super::lead`]).
     pub digit_lead: Option<usize>,
     /// When the value is flanked by word boundaries (see [`super::lead::bounded_value`]):
@@ -97,6 +100,17 @@ pub struct Facts {
     /// For a regex anchored at both ends (`^…$`, as field rules are written): the least
     /// and greatest length of what it matches, so a value outside them is never searched.
     pub whole_len: Option<(usize, Option<usize>)>,
+}
+
+impl Facts {
+    /// Whether an occurrence of trigger byte `byte` followed by `next` can lie in a
+    /// match through it (see [`super::follow`]).
+    pub fn wakes_at(&self, byte: u8, next: Option<u8>) -> bool {
+        match self.follow.iter().find(|(b, _)| *b == byte) {
+            Some((_, set)) => next.is_some_and(|n| set.contains(n)),
+            None => true,
+        }
+    }
 }
 
 /// Rules triggered by digits, searched together: PII numbers, IPs and phone numbers
@@ -334,6 +348,11 @@ fn facts_of(hir: &Hir, keywords: &[String]) -> Facts {
         implied_trigger: implied_trigger(hir),
         required: super::required::required_bytes(hir, &trigger_bytes(hir, keywords)),
         alphabet: alphabet(hir),
+        follow: trigger_bytes(hir, keywords)
+            .into_iter()
+            .filter(|b| !b.is_ascii_alphanumeric())
+            .filter_map(|b| super::follow::follow_set(hir, b).map(|set| (b, set)))
+            .collect(),
         digit_lead: super::lead::digit_lead(hir),
         bounded_value: super::lead::bounded_value(hir),
         whole_len: whole_len(hir),
