@@ -11,7 +11,8 @@
 //!   KEY=…`, `dropbox app secret: …`);
 //! - quoted or not, with an escaped quote when the text is itself a quoted string;
 //! - any assignment operator: `=`, `:`, `:=`, `::=`, `?=`, `=>`, `->`, an XML element's
-//!   `>`, or the `,` between a name and a value passed as arguments.
+//!   `>`, the `,` between a name and a value passed as arguments, or a dash between
+//!   blanks (`dropbox token - …`, as notes and lists write it).
 //!
 //! In a JSON record the name is a member's key: the words are also the rule's member
 //! names, so `{"dropbox_token": "…"}` is read as `dropbox_token=…`.
@@ -193,6 +194,13 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
         match b {
             // `(`: a setter's or builder's argument (`setApiKey("…")`).
             b':' | b'?' | b'=' | b'>' | b',' | b'(' => return Some(end + i),
+            // ` - ` between a name and its value (see [`operator`]).
+            b'-' if i > 0
+                && matches!(tail[i - 1], b' ' | b'\t')
+                && matches!(tail.get(i + 1), Some(b' ' | b'\t')) =>
+            {
+                return Some(end + i);
+            }
             // Prose's operator: `my api key is …`.
             b' ' if [&b"is "[..], b"was "]
                 .iter()
@@ -312,7 +320,10 @@ fn name_rest() -> &'static str {
 
 /// Any assignment operator, and the blanks and quote before the value.
 fn operator() -> String {
-    format!(r"(?::{{1,3}}=|\?=|=>|->|[:=>,])[ \t]{{0,8}}{QUOTE}")
+    // ` - `, a dash between blanks: how notes and lists pair a name with its value
+    // (`Datadog API key - 5f3e…`); a dash inside a name (`x-dropbox-key`) is no
+    // operator.
+    format!(r"(?::{{1,3}}=|\?=|=>|->|[:=>,]|[ \t]-[ \t])[ \t]{{0,8}}{QUOTE}")
 }
 
 /// Where the value ends.

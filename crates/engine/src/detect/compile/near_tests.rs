@@ -32,6 +32,8 @@ fn every_form_of_a_name_finds_the_value() {
         format!("DROPBOX_TOKEN ?= {v}"),
         format!("dropbox_token := \"{v}\""),
         format!(r#"{{\"dropbox_key\": \"{v}\"}}"#),
+        format!("dropbox token - '{v}'"),
+        format!("- Dropbox API key - {v}"),
     ] {
         assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
     }
@@ -128,6 +130,7 @@ fn a_window_needs_an_operator_and_room_for_the_value_after_the_name() {
         format!("getenv(\"dropbox_token\", \"{v}\")"),
         format!("dropbox:\t  '{v}'"),
         format!("DROPBOX_KEY ::= {v}"),
+        format!("dropbox token - '{v}'"),
     ] {
         assert!(follows(&t), "{t}");
     }
