@@ -350,19 +350,20 @@ fn is_run_filler(v: &[u8]) -> bool {
         || mostly_one_character(v)
 }
 
-/// A unit of two to five characters, not all one, repeated over twelve characters or
-/// more and a quarter of the value at least: `GR1348941` + `123123123123…`,
-/// `xoxp-1234-1234-1234-…`. In random base62 twelve such characters have odds near
-/// 62^-10; a single repeated character is [`is_filler`]'s own case.
+/// A unit of two to eight characters, not all one, repeated over twelve characters or
+/// more (and at least twice whole) and a quarter of the value at least: `GR1348941` +
+/// `123123123123…`, `xoxp-1234-1234-1234-…`, `deadbeefdeadbeef…`, `q1W2e3R4q1W2e3R4`.
+/// In random hex the least such stretch (eight characters repeating at eight) has odds
+/// near 16^-8 per place; a single repeated character is [`is_filler`]'s own case.
 fn repeated_unit(v: &[u8]) -> bool {
-    (2..=5).any(|p| {
+    (2..=8).any(|p| {
         let (mut stretch, mut mixed) = (0usize, false);
         for i in p..v.len() {
             if v[i] == v[i - p] {
                 stretch += 1;
                 mixed |= v[i] != v[i - 1];
                 let len = stretch + p;
-                if mixed && len >= 12 && len * 4 >= v.len() {
+                if mixed && len >= 12.max(2 * p) && len * 4 >= v.len() {
                     return true;
                 }
             } else {

@@ -65,6 +65,11 @@ fn a_short_unit_repeated_is_filler_and_random_keys_are_not() {
         b"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d"
     ));
     assert!(is_filler(b"ghp_abababababababcdXyZ9k2Lm4Pq7Rs8Tu"));
+    // Longer units, typed by hand: a word of hex, a keyboard pattern.
+    assert!(is_filler(b"deadbeefdeadbeefdeadbeefdeadbeef"));
+    assert!(is_filler(b"q1W2e3R4q1W2e3R4q1W2e3R4q1W2e3R4"));
+    // Eight characters seen once more only in part: chance in random hex.
+    assert!(!repeated_unit(b"9f2c4e819f2cb07d3a65c1e8f4b29a0d"));
     for random in [
         "ghp_x7Kq2mP9vL4nR8tW3yB6cF1dH5jZ0sA2eG7u",
         "AAAAAAAAAAAAAAAAAAAAAJXVLTPoli7GZaUizBF1YcgMR99YARHZhxQkT5XOPlx",

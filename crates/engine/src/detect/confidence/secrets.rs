@@ -77,6 +77,11 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
     }) {
         return Some(Reason::CodeReference);
     }
+    // `'password = '.$cfg['smtp']`: the string holding the name closes and a variable
+    // is joined on (PHP's and Perl's `.`): the value is the variable's, not this text.
+    if v.starts_with(".$") {
+        return Some(Reason::CodeReference);
+    }
     // A YAML tag opens a reference (`!Ref DbPassword`, `!secret db_password`, `!ENV`):
     // `!` and a word. `!%wxcO0g1Ib` is a password that opens with a symbol.
     let tag = v

@@ -427,6 +427,11 @@ fn credentials_that_are_code_or_templates() {
         assert_eq!(pw(v, "password = "), Confidence::Low, "{v}");
     }
     assert_eq!(pw("sapPass", "sapConn.Password = "), Confidence::Low);
+    // The string holding the name ends and a variable is joined on (PHP, Perl).
+    assert_eq!(
+        pw(".$cfg['smtp']['relay_password'].", "print 'password = '"),
+        Confidence::Low
+    );
     // Capitals side by side: random letters, not a camel-case name.
     assert_eq!(pw("yqDVtkqPECriaLRi", "password="), Confidence::Medium);
     assert_eq!(
