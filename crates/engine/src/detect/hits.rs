@@ -105,9 +105,17 @@ pub(super) fn collect_windows(
             // between that boundary's byte and `n` bytes on.
             Some(k) => {
                 let mut at = Cursor::new(unit, &scratch.seg_starts);
+                let filter = group.starts.as_ref();
+                let cache = &mut scratch.digit_start_cache;
                 for (start, end) in digit_runs(text).filter(|&(s, _)| opens_at_boundary(text, s, k))
                 {
                     let (mut lo, mut hi) = (start.saturating_sub(k + 1), start + n);
+                    if let Some(f) = filter {
+                        let cache = cache.get_or_insert_with(|| f.create_cache());
+                        if !f.may_start(cache, text, start, (start + n).min(text.len())) {
+                            continue;
+                        }
+                    }
                     let mut digits_only = None;
                     // A match lies in its segment, boundary bytes aside: a JSON number's
                     // range is the number and its two separators.

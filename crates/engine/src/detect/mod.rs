@@ -58,6 +58,7 @@ pub struct Scratch {
     digit_cache: Option<Cache>,
     digit_members: Option<PatternSet>,
     digit_which_cache: Option<Cache>,
+    digit_start_cache: Option<regex_automata::hybrid::dfa::Cache>,
     lanes: keywords::LaneHits,
     seg_starts: Vec<usize>,
     /// Member rules for one JSON member, and its `name=value` text.

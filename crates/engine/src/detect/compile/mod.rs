@@ -4,6 +4,7 @@
 
 pub mod alphabet;
 mod config_rules;
+pub mod digit_start;
 mod fields;
 mod follow;
 mod gaps;

@@ -127,6 +127,8 @@ pub struct DigitGroup {
     pub reach: Reach,
     /// The largest member's [`Pattern::digit_lead`]; `None` if any member has none.
     pub lead: Option<usize>,
+    /// Says which runs no match can start around (see [`super::digit_start`]).
+    pub starts: Option<super::digit_start::StartFilter>,
 }
 
 impl DigitGroup {
@@ -147,14 +149,16 @@ impl DigitGroup {
                 .try_fold(0, |n, (_, p)| p.facts().reach.max_len.map(|m| n.max(m))),
             single_line: members.iter().all(|(_, p)| p.facts().reach.single_line),
         };
+        let lead = members
+            .iter()
+            .try_fold(0, |k, (_, p)| p.facts().digit_lead.map(|l| k.max(l)));
         Ok(Some(DigitGroup {
             rules: members.iter().map(|(i, _)| *i).collect(),
             any,
             which,
             reach,
-            lead: members
-                .iter()
-                .try_fold(0, |k, (_, p)| p.facts().digit_lead.map(|l| k.max(l))),
+            starts: lead.and_then(|k| super::digit_start::StartFilter::new(&sources, k)),
+            lead,
         }))
     }
 }
