@@ -55,9 +55,11 @@ where
         if !text_may(text) {
             continue;
         }
-        // Line by line, each piece pinned where its first rewritten token is.
+        // Line by line, each piece pinned where its first rewritten token is. A line
+        // ends after a `\n`, a character boundary: each is a slice of `text`, valid
+        // already (validating every line again was half of this layer's UTF-8 work).
         for (offset, line) in lines(bytes) {
-            let Ok(line) = std::str::from_utf8(line) else {
+            let Some(line) = text.get(offset..offset + line.len()) else {
                 continue;
             };
             let Some((at, rewritten)) = fold_tokens(line, marks, rewrite) else {
