@@ -202,15 +202,23 @@ fn a_missing_binary_fails_closed() {
     let copy = s.home.path().join("bin/privacy-audit");
     std::fs::create_dir_all(copy.parent().expect("parent")).expect("mkdir");
     std::fs::copy(assert_cmd::cargo::cargo_bin("privacy-audit"), &copy).expect("copy");
-    let mut c = Command::new(&copy);
-    s.env(&mut c);
-    assert!(
-        c.current_dir(&repo)
-            .args(["hook", "install"])
-            .status()
-            .expect("runs")
-            .success()
-    );
+    // A test thread that forks while the copy is being written hands the child its
+    // write handle until that child execs: running the copy then fails with "text file
+    // busy" for a moment. Tried again until it runs.
+    let status = (0..50)
+        .find_map(|_| {
+            let mut c = Command::new(&copy);
+            s.env(&mut c);
+            match c.current_dir(&repo).args(["hook", "install"]).status() {
+                Err(e) if e.raw_os_error() == Some(26) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    None
+                }
+                other => Some(other.expect("runs")),
+            }
+        })
+        .expect("the copied binary runs");
+    assert!(status.success());
     std::fs::remove_file(&copy).expect("rm");
     write(&repo, "a.jsonl", CLEAN_LINE);
     s.ok(&repo, &["add", "."]);
