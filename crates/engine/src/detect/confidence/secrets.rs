@@ -56,7 +56,11 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
         && !v
             .as_bytes()
             .windows(2)
-            .any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase());
+            .any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase())
+        // A URL's password (`mongodb://admin:kaLqIeQblzxG@…`) is a slot's name only
+        // when it reads as one (`rootPassword`, `dbPass`): random letters' humps are
+        // short (`Lq`, `Ie`), a name's are words.
+        && (!in_url_userinfo(before) || reads_as_name(v));
     // A quoted password is a literal, whatever it looks like (`"correct.horse"`); a
     // token is never a run of lower-case words (`"telegram_api_token"`: a name).
     if (!quoted || !password) && identifier_chars && (snake_or_lower || camel) {
@@ -158,6 +162,38 @@ fn worded(v: &str) -> bool {
 /// or more, no digit, three capitals or more and three letters a word on average. A
 /// random token of that length has no digit and so few capitals about once in six
 /// hundred times.
+/// Whether `before` ends in a URL's `scheme://user:`, the password's place.
+fn in_url_userinfo(before: &[u8]) -> bool {
+    let Some(user) = before.strip_suffix(b":") else {
+        return false;
+    };
+    let tail = &user[user.len().saturating_sub(300)..];
+    memchr::memmem::rfind(tail, b"://").is_some_and(|i| {
+        let name = &tail[i + 3..];
+        !name.is_empty()
+            && name
+                .iter()
+                .all(|&b| b.is_ascii_graphic() && !matches!(b, b'/' | b'@' | b':' | b'"' | b'\''))
+    })
+}
+
+/// A camel-case value that names a credential or is made of words of three letters or
+/// more after each capital.
+fn reads_as_name(v: &str) -> bool {
+    let lower = v.to_ascii_lowercase();
+    ["pass", "pwd", "secret", "word", "key", "token"]
+        .iter()
+        .any(|w| lower.contains(w))
+        || v.match_indices(|c: char| c.is_ascii_uppercase())
+            .all(|(i, _)| {
+                v[i + 1..]
+                    .bytes()
+                    .take_while(u8::is_ascii_lowercase)
+                    .count()
+                    >= 3
+            })
+}
+
 fn camel_words(v: &str) -> bool {
     let capitals = v.bytes().filter(u8::is_ascii_uppercase).count();
     v.len() >= 20

@@ -432,6 +432,23 @@ fn credentials_that_are_code_or_templates() {
         pw(".$cfg['smtp']['relay_password'].", "print 'password = '"),
         Confidence::Low
     );
+    // A URL's password with short humps is random letters; one that reads as a name
+    // is the slot's.
+    let url = |v| {
+        judged(
+            "secret.connection_string_password",
+            v,
+            "mongodb://admin:",
+            "@10.2.0.15:27017/ledger",
+            Role::Unknown,
+        )
+        .confidence
+    };
+    assert_eq!(url("kaLqIeQblzxG"), Confidence::High);
+    assert_eq!(url("smeNvgNqiBxp"), Confidence::High);
+    for name in ["rootPassword", "dbPass", "appDatabase"] {
+        assert_eq!(url(name), Confidence::Low, "{name}");
+    }
     // Capitals side by side: random letters, not a camel-case name.
     assert_eq!(pw("yqDVtkqPECriaLRi", "password="), Confidence::Medium);
     assert_eq!(
