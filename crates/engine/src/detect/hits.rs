@@ -49,7 +49,7 @@ pub(super) fn collect_windows(
                 // A `near` rule promises it of its provider words only.
                 if let Some(a) = &rule.assigned
                     && (owner.name_word || rule.near.is_empty())
-                    && !a.can_follow(text, end)
+                    && !a.can_follow(text, start, end)
                 {
                     continue;
                 }

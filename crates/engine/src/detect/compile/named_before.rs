@@ -34,8 +34,8 @@ pub(super) fn pattern(operator: &str, quote: &str, run_on: &str) -> String {
             r"(?:(?i:{run_on}){{0,2}}[ \t]{{1,4}}|[^\r\n]{{0,{lead}}}?(?:\r?\n[^\r\n]{{0,{lead}}}?)?",
             r#"(?:[\[\]{{}}(,;"'`][ \t]{{0,4}}|(?m:^)[ \t]{{0,16}}(?:-[ \t]{{1,4}}|export[ \t]{{1,4}})?|(?i:using)[ \t]{{1,4}}))"#,
             // The name: qualified only as a credential is (`api_key`, `API_KEY`,
-            // `authToken`), never by what the key is for.
-            r"(?:(?:(?i:{qual})[_.-]?)?(?i:{words})",
+            // `authToken`, a log's `using api key …`), never by what the key is for.
+            r"(?:(?:(?i:{qual})[ _.-]?)?(?i:{words})",
             r"|(?i:{qual})(?:Key|KEY|Token|TOKEN|Secret|SECRET|Password|PASSWORD))",
             // The rest of the name (`_PROD`, `V2`), never a longer lower-case word.
             r"(?:[_.-][A-Za-z0-9]{{1,12}}|[A-Z0-9][A-Za-z0-9]{{0,12}})?",
@@ -109,4 +109,16 @@ fn run_within(text: &[u8], from: usize, alphabet: &ByteSet, min_len: usize) -> b
         }
     }
     false
+}
+
+/// Whether `using`, and at most a qualifier (`api `, `access_`), stands just before a
+/// credential name starting at `text[start]`: a log's `using api key …`, `Using token
+/// …`, which name their value with a blank instead of an operator.
+pub(super) fn after_using(text: &[u8], start: usize) -> bool {
+    const LOOK: usize = "using ".len() + "private ".len();
+    let from = start.saturating_sub(LOOK);
+    let before = text.get(from..start).unwrap_or_default();
+    before
+        .windows(6)
+        .any(|w| w[..5].eq_ignore_ascii_case(b"using") && matches!(w[5], b' ' | b'\t'))
 }

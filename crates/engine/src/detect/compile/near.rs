@@ -161,11 +161,15 @@ impl AssignedValue {
         })
     }
 
-    /// Whether a match can have its name's keyword end at `text[end]`.
-    pub fn can_follow(&self, text: &[u8], end: usize) -> bool {
+    /// Whether a match can have its name's keyword at `text[start..end]`.
+    pub fn can_follow(&self, text: &[u8], start: usize, end: usize) -> bool {
         operator_after(text, end, self.rest).is_some_and(|op| self.value_after(text, op))
             || self.named_before
                 && super::named_before::may_follow(text, end, &self.alphabet, self.min_len)
+            // A log's `using api key …` names its value with no operator.
+            || !self.named_before
+                && super::named_before::after_using(text, start)
+                && self.value_after(text, end)
     }
 
     /// Whether a value of this shape can start after the operator at `text[op]`.

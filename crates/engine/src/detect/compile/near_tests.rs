@@ -117,8 +117,8 @@ fn a_window_needs_an_operator_and_room_for_the_value_after_the_name() {
     let shape = super::super::pattern::parse("[a-z0-9]{15}").expect("parses");
     let value = AssignedValue::near(&shape);
     let follows = |t: &str| {
-        let end = t.to_ascii_lowercase().find("dropbox").expect("word") + "dropbox".len();
-        value.can_follow(t.as_bytes(), end)
+        let start = t.to_ascii_lowercase().find("dropbox").expect("word");
+        value.can_follow(t.as_bytes(), start, start + "dropbox".len())
     };
     let v = "k2q8x0vz4m7c1ba";
     for t in [
@@ -163,9 +163,11 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         format!("a DropboxApiKey secret {v}"),
         format!("dropbox (sync, authToken = '{v}')"),
         format!("dropbox\nPASSWORD_PROD={v}"),
+        format!("2024-11-05T14:22:31Z INFO  dropbox client: using api key {v}"),
     ] {
         assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
-        assert!(value.can_follow(text.as_bytes(), end(&text)), "{text}");
+        let e = end(&text);
+        assert!(value.can_follow(text.as_bytes(), e - 7, e), "{text}");
     }
     for text in [
         // Too far: two lines down, or past the lead on the line.
@@ -180,6 +182,7 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         // A name that says what kind of key it is, or an attribute: not the provider's.
         format!("dropbox sync\nrow_key = {v}"),
         format!("dropbox\nsort key = {v}"),
+        format!("dropbox client: using sort key {v}"),
         format!("dropbox\nself.key = {v}"),
         format!("dropbox call keeps dropping\nAssistant: The error token: {v}"),
         format!("dropbox\nnextPageToken: {v}"),
@@ -193,16 +196,20 @@ fn a_declared_assignment_reads_its_value_group() {
     let tree = super::super::pattern::parse(r"(?i:api_?key)\s*[:=]\s*(?P<value>[A-Za-z0-9]{20,})")
         .expect("parses");
     let value = AssignedValue::declared(&tree).expect("a value group");
-    let end = |t: &str| t.to_ascii_lowercase().find("key").expect("keyword") + 3;
-    let t = "API_KEY = Qm9vW3xZpL8rT2vN6kJ4";
-    assert!(value.can_follow(t.as_bytes(), end(t)));
-    let t = "the key idea: keep it short";
-    assert!(!value.can_follow(t.as_bytes(), end(t)));
+    let follows = |t: &str| {
+        let start = t.to_ascii_lowercase().find("key").expect("keyword");
+        value.can_follow(t.as_bytes(), start, start + 3)
+    };
+    assert!(follows("API_KEY = Qm9vW3xZpL8rT2vN6kJ4"));
+    assert!(!follows("the key idea: keep it short"));
     // Prose's `is` is an operator; a short word after it is no value.
-    let t = "my api_key is Qm9vW3xZpL8rT2vN6kJ4 thanks";
-    assert!(value.can_follow(t.as_bytes(), end(t)));
-    let t = "the api_key is here";
-    assert!(!value.can_follow(t.as_bytes(), end(t)));
+    assert!(follows("my api_key is Qm9vW3xZpL8rT2vN6kJ4 thanks"));
+    assert!(!follows("the api_key is here"));
+    // A log's `using` names the value with a blank; other prose does not.
+    assert!(follows(
+        "INFO acme client: using api key Qm9vW3xZpL8rT2vN6kJ4"
+    ));
+    assert!(!follows("the api key Qm9vW3xZpL8rT2vN6kJ4"));
     let none = super::super::pattern::parse(r"api_key=\w+").expect("parses");
     assert!(AssignedValue::declared(&none).is_none());
 }
