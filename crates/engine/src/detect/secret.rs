@@ -287,7 +287,32 @@ pub fn is_basic_credential(value: &[u8]) -> bool {
 /// (`…123123123123`, `1234-1234-1234`). Random keys have none: a run of eight equal
 /// characters in 64 random hex digits has odds below one in a million.
 pub fn is_filler(v: &[u8]) -> bool {
-    is_run_filler(v) || repeated_unit(v) || mixed_case_hex(v) || counted_in_pairs(v)
+    is_run_filler(v)
+        || repeated_unit(v)
+        || mixed_case_hex(v)
+        || counted_in_pairs(v)
+        || counted_in_runs(v)
+}
+
+/// Counted out in short runs (`ABCD1234EFGH5678…`, `abc123def456ghi789…`): half the
+/// value's places or more, twelve at least, hold the character before plus one, in
+/// either case (`9` goes on to `0`). Random hex does so at one place in sixteen; twelve
+/// such places in 32 characters have odds near one in ten million.
+fn counted_in_runs(v: &[u8]) -> bool {
+    let (mut prev, mut places, mut counted) = (None::<u8>, 0usize, 0usize);
+    for &b in v {
+        if !b.is_ascii_alphanumeric() {
+            prev = None;
+            continue;
+        }
+        let b = b.to_ascii_lowercase();
+        if let Some(a) = prev {
+            places += 1;
+            counted += usize::from(a.wrapping_add(1) == b || (a == b'9' && b == b'0'));
+        }
+        prev = Some(b);
+    }
+    counted >= 12 && counted * 2 >= places
 }
 
 /// Two sequences counted side by side (`a1b2c3d4e5f6…`, `px-api-a1b2c3d4-e5f6-g7h8…`):

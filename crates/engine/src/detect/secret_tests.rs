@@ -59,6 +59,21 @@ fn hex_in_both_cases_is_typed_by_hand() {
 }
 
 #[test]
+fn a_value_counted_out_in_short_runs_is_typed_by_hand() {
+    assert!(is_filler(b"ABCD1234EFGH5678IJKL9012MNOP3456"));
+    assert!(is_filler(b"abc123def456ghi789jkl012mno345pq"));
+    assert!(is_filler(
+        b"7e4abcdef456Ghijkl789mnopqr012stuvwx3455123abcdef456ghijkl789mnopqr012stuvwX"
+    ));
+    // Random keys count up now and then, never at half their places.
+    assert!(!is_filler(b"Qm9vW3xZpL8rT2vN6kJ4hD1s"));
+    assert!(!is_filler(
+        b"8d4f2a9c6e1b7053f9a2c8e4d1b6f70a93c5e2d8b4a1f60c7e9d3b5a2f8c4e16"
+    ));
+    assert!(!is_filler(b"ab12cd34ef"));
+}
+
+#[test]
 fn a_short_unit_repeated_is_filler_and_random_keys_are_not() {
     assert!(is_filler(b"GR134894112312312312312312312"));
     assert!(is_filler(
