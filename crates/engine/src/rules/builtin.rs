@@ -31,6 +31,7 @@ pub const BUILTIN_RULES: &[(&str, &str)] = &[
     rule_file!("providers-near.toml"),
     rule_file!("providers-extra.toml"),
     rule_file!("providers-more.toml"),
+    rule_file!("providers-small.toml"),
 ];
 
 #[cfg(test)]
