@@ -198,9 +198,9 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
         match b {
             // `(`: a setter's or builder's argument (`setApiKey("…")`).
             b':' | b'?' | b'=' | b'>' | b',' | b'(' => return Some(end + i),
-            // ` - ` between a name and its value (see [`operator`]).
-            b'-' if i > 0
-                && matches!(tail[i - 1], b' ' | b'\t')
+            // ` - ` between a name and its value (see [`operator`]), or a dash right
+            // after the name (`Client Secret- …`, a declared rule's).
+            b'-' if (i == 0 || matches!(tail[i - 1], b' ' | b'\t'))
                 && matches!(tail.get(i + 1), Some(b' ' | b'\t')) =>
             {
                 return Some(end + i);
