@@ -221,6 +221,83 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
             )))
 }
 
+/// Words that, in the prose naming a value, say what kind of value it is when that is
+/// no credential: a digest, a signature's key id, a cache's or an integrity check's.
+const PROSE_NOT_SECRET_WORDS: &[&str] = &[
+    "sha",
+    "sha1",
+    "sha256",
+    "sha384",
+    "sha512",
+    "md5",
+    "hash",
+    "digest",
+    "checksum",
+    "commit",
+    "etag",
+    "fingerprint",
+    "nonce",
+    "integrity",
+    "challenge",
+    "chunk",
+    "kid",
+    "attachment",
+    "item",
+];
+
+/// How a value is named when prose names it rather than an operator: by a dash binder
+/// (`Client Secret - …`), or by a blank after words (`using api key …`, an XML
+/// element's words). `is` and `was` count as operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProseName {
+    Dash,
+    Blank,
+}
+
+/// Whether, and how, prose names the value after `before` (see [`ProseName`]). Such a
+/// name is weaker: a dash pairs a list's checksum or a commit with its label as often
+/// as a key (`access-token - <sha256>  file`), and a word of the prose may say what
+/// the value is (`cache key`, `public key`, `code challenge`).
+pub fn named_by_prose(before: &[u8]) -> Option<ProseName> {
+    let unquoted = before
+        .strip_suffix(b"\"")
+        .or_else(|| before.strip_suffix(b"'"))
+        .or_else(|| before.strip_suffix(b"`"))
+        .unwrap_or(before);
+    if !unquoted.last().is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        return None;
+    }
+    let text = unquoted.trim_ascii_end();
+    if text.ends_with(b"-") {
+        Some(ProseName::Dash)
+    } else if text.last().is_some_and(u8::is_ascii_alphanumeric)
+        && !(text.ends_with(b" is") || text.ends_with(b" was"))
+    {
+        Some(ProseName::Blank)
+    } else {
+        None
+    }
+}
+
+/// Whether the prose before a value, back to the line's or the element's start, holds
+/// a word that says the value is no credential (see [`named_by_prose`]).
+pub fn prose_says_not_secret(before: &[u8]) -> bool {
+    let from = before.len().saturating_sub(64);
+    let tail = &before[from..];
+    let start = tail
+        .iter()
+        .rposition(|&b| matches!(b, b'\n' | b'>'))
+        .map_or(0, |i| i + 1);
+    tail[start..]
+        .split(|b| !b.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            let w = String::from_utf8_lossy(&w);
+            PROSE_NOT_SECRET_WORDS.contains(&w.as_ref()) || NOT_SECRET_WORDS.contains(&w.as_ref())
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -224,6 +224,22 @@ pub fn is_assigned_secret(c: &Candidate<'_>) -> bool {
     super::validators::entropy(value) >= 3.5 && is_credential_like(value)
 }
 
+/// Whether a value named by prose (see [`super::names::named_by_prose`]) is ruled out:
+/// after a dash, hex or a UUID is a list's checksum or a commit as often as a key; and
+/// the prose may say what the value is (`cache key`, `public key`), or the value is a
+/// path or an image reference (`ghcr.io/acme/broker`), not a key.
+pub fn prose_rules_out(c: &Candidate<'_>) -> bool {
+    use super::names::{ProseName, named_by_prose, prose_says_not_secret};
+    let v = whole_chars(c.value).trim_matches(|c| c == '"' || c == '\'');
+    let path = v.contains('/') && v.contains('.');
+    match named_by_prose(c.before) {
+        None => false,
+        Some(how) => {
+            (how == ProseName::Dash && hex_or_uuid(v)) || path || prose_says_not_secret(c.before)
+        }
+    }
+}
+
 /// Passwords that stand for one in documentation: `user:password`, `admin:admin`.
 const STAND_IN_PASSWORDS: &[&str] = &[
     "password",

@@ -32,12 +32,13 @@ pub enum Validator {
     KeyMaterial,
     NamedKey,
     KeyedSecret,
+    ProseSecret,
     BasicAuth,
     CryptHash,
 }
 
 impl Validator {
-    pub const ALL: [Validator; 18] = [
+    pub const ALL: [Validator; 19] = [
         Validator::Email,
         Validator::InternalHost,
         Validator::OrgHost,
@@ -54,6 +55,7 @@ impl Validator {
         Validator::KeyMaterial,
         Validator::NamedKey,
         Validator::KeyedSecret,
+        Validator::ProseSecret,
         Validator::BasicAuth,
         Validator::CryptHash,
     ];
@@ -76,6 +78,7 @@ impl Validator {
             Validator::KeyMaterial => "key_material",
             Validator::NamedKey => "named_key",
             Validator::KeyedSecret => "keyed_secret",
+            Validator::ProseSecret => "prose_secret",
             Validator::BasicAuth => "basic_auth",
             Validator::CryptHash => "crypt_hash",
         }
@@ -111,6 +114,9 @@ impl Validator {
             Validator::KeyedSecret => {
                 "secret_value with 3.5 bits per byte, or a hex/UUID key under a credential name"
             }
+            Validator::ProseSecret => {
+                "keyed_secret; named by prose (a blank or a dash), neither hex nor a UUID, nor called a digest, cache or public key there"
+            }
             Validator::BasicAuth => "base64 of user:password with a real password",
             Validator::CryptHash => {
                 "a crypt hash whose salt and digest are not placeholder or filler"
@@ -139,6 +145,7 @@ impl Validator {
             Validator::SecretValue => secret::is_secret_value(c.value, c.before, c.key),
             Validator::KeyMaterial => secret::is_key_material(c.value),
             Validator::KeyedSecret => secret::is_assigned_secret(c),
+            Validator::ProseSecret => secret::is_assigned_secret(c) && !secret::prose_rules_out(c),
             Validator::NamedKey => {
                 secret::is_key_material(c.value)
                     && !super::names::named_as_not_secret(c.before, c.key)

@@ -59,8 +59,9 @@ mod tests {
     /// value must name a validator that rejects placeholders.
     #[test]
     fn every_secret_rule_judges_placeholders() {
-        const JUDGING: [&str; 6] = [
+        const JUDGING: [&str; 7] = [
             "crypt_hash",
+            "prose_secret",
             "secret_value",
             "key_material",
             "named_key",
