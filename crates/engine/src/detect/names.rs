@@ -2,20 +2,16 @@
 //! `GITHUB_SHA=` a commit, `NextToken` a pagination cursor. The name is the one just
 //! before `=`/`:` in the text, else the JSON member's key.
 
+/// Words that call a value a digest: a name ending in one, or prose holding one, names
+/// no key (`GITHUB_SHA=`, `checksum - …`).
+const DIGEST_WORDS: &[&str] = &[
+    "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "commit", "etag",
+];
+
 /// Last words of a name that holds an identifier, a digest or a setting, never a key:
 /// the commit in `GITHUB_SHA=`, the id in `"datadog_app_id":`, the branch in
 /// `TRAVIS_BRANCH=`, the team in `HEROKU_TEAM=`.
 const IDENTIFIER_WORDS: &[&str] = &[
-    "sha",
-    "sha1",
-    "sha256",
-    "sha512",
-    "md5",
-    "hash",
-    "digest",
-    "checksum",
-    "commit",
-    "etag",
     "id",
     "ids",
     "uuid",
@@ -209,7 +205,9 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
     // An access id (`SUMO_ACCESS_ID`, `accessKeyId`) is the named half of a key pair,
     // read together with its secret, not a row's or request's id.
     let access_id = last == Some("id") && words.iter().rev().skip(1).take(2).any(|w| w == "access");
-    (!key_base && !access_id && last.is_some_and(|w| IDENTIFIER_WORDS.contains(&w)))
+    (!key_base
+        && !access_id
+        && last.is_some_and(|w| IDENTIFIER_WORDS.contains(&w) || DIGEST_WORDS.contains(&w)))
         || words.iter().any(|w| NOT_SECRET_WORDS.contains(&w.as_str()))
         || (last == Some("token")
             && words.len() >= 2
@@ -222,19 +220,10 @@ pub fn named_as_not_secret(before: &[u8], key: Option<&str>) -> bool {
 }
 
 /// Words that, in the prose naming a value, say what kind of value it is when that is
-/// no credential: a digest, a signature's key id, a cache's or an integrity check's.
+/// no credential (besides [`DIGEST_WORDS`] and [`NOT_SECRET_WORDS`]): a signature's key
+/// id, a cache's or an integrity check's, an attachment.
 const PROSE_NOT_SECRET_WORDS: &[&str] = &[
-    "sha",
-    "sha1",
-    "sha256",
     "sha384",
-    "sha512",
-    "md5",
-    "hash",
-    "digest",
-    "checksum",
-    "commit",
-    "etag",
     "fingerprint",
     "nonce",
     "integrity",
@@ -294,7 +283,10 @@ pub fn prose_says_not_secret(before: &[u8]) -> bool {
         .any(|w| {
             let w = w.to_ascii_lowercase();
             let w = String::from_utf8_lossy(&w);
-            PROSE_NOT_SECRET_WORDS.contains(&w.as_ref()) || NOT_SECRET_WORDS.contains(&w.as_ref())
+            let w = w.as_ref();
+            [PROSE_NOT_SECRET_WORDS, DIGEST_WORDS, NOT_SECRET_WORDS]
+                .iter()
+                .any(|list| list.contains(&w))
         })
 }
 
