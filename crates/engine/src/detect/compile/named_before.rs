@@ -112,8 +112,8 @@ fn run_within(text: &[u8], from: usize, alphabet: &ByteSet, min_len: usize) -> b
 }
 
 /// Whether `using`, and at most a qualifier (`api `, `access_`), stands just before a
-/// credential name starting at `text[start]`: a log's `using api key …`, `Using token
-/// …`, which name their value with a blank instead of an operator.
+/// credential name starting at `text[start]`: a log's `using api key …`, `Using access
+/// token …`, which name their value with a blank instead of an operator.
 pub(super) fn after_using(text: &[u8], start: usize) -> bool {
     const LOOK: usize = "using ".len() + "private ".len();
     let from = start.saturating_sub(LOOK);

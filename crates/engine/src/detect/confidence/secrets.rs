@@ -158,10 +158,6 @@ fn worded(v: &str) -> bool {
     pieces.len() >= 3 && words * 4 >= pieces.len() * 3
 }
 
-/// Capitalised words run together (`NotARealSecretJustForUnitTests`): twenty letters
-/// or more, no digit, three capitals or more and three letters a word on average. A
-/// random token of that length has no digit and so few capitals about once in six
-/// hundred times.
 /// Whether `before` ends in a URL's `scheme://user:`, the password's place.
 fn in_url_userinfo(before: &[u8]) -> bool {
     let Some(user) = before.strip_suffix(b":") else {
@@ -194,6 +190,10 @@ fn reads_as_name(v: &str) -> bool {
             })
 }
 
+/// Capitalised words run together (`NotARealSecretJustForUnitTests`): twenty letters
+/// or more, no digit, three capitals or more and three letters a word on average. A
+/// random token of that length has no digit and so few capitals about once in six
+/// hundred times.
 fn camel_words(v: &str) -> bool {
     let capitals = v.bytes().filter(u8::is_ascii_uppercase).count();
     v.len() >= 20
