@@ -92,7 +92,10 @@ fn not_a_literal(v: &str, raw: &str, before: &[u8], password: bool) -> Option<Re
         .strip_prefix('!')
         .is_some_and(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '_'));
     if tag
-        || (v.starts_with(['$', '%', '{', '<', '/', '~']) && !braced_random(v) && !crypt_hash(v))
+        || (v.starts_with(['$', '%', '{', '<', '/', '~'])
+            && !braced_random(v)
+            && !crypt_hash(v)
+            && !url_escaped(v, before))
         || v.contains("${")
         || v.contains("{{")
     {
@@ -159,6 +162,19 @@ fn worded(v: &str) -> bool {
 }
 
 /// Whether `before` ends in a URL's `scheme://user:`, the password's place.
+/// A URL's password opening with a percent-escape (`mongodb://svc:%40Xk9…@host`): the
+/// URL's own encoding of a symbol, which a URL must use there. A batch-style slot closes
+/// with its `%` (`%DB_PASS%`), and an escape is two hex digits.
+fn url_escaped(v: &str, before: &[u8]) -> bool {
+    let b = v.as_bytes();
+    b.len() > 3
+        && b[0] == b'%'
+        && b[1].is_ascii_hexdigit()
+        && b[2].is_ascii_hexdigit()
+        && !v.ends_with('%')
+        && in_url_userinfo(before)
+}
+
 fn in_url_userinfo(before: &[u8]) -> bool {
     let Some(user) = before.strip_suffix(b":") else {
         return false;

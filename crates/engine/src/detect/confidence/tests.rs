@@ -449,6 +449,11 @@ fn credentials_that_are_code_or_templates() {
     for name in ["rootPassword", "dbPass", "appDatabase"] {
         assert_eq!(url(name), Confidence::Low, "{name}");
     }
+    // The URL's own escape for a leading symbol is the password's; a slot that
+    // closes with its `%` is still a slot.
+    assert_eq!(url("%40Rk7vQ2mXz9Lp"), Confidence::High);
+    assert_eq!(url("%DB_PASSWORD%"), Confidence::Low);
+    assert_eq!(url("%s"), Confidence::Low);
     // Capitals side by side: random letters, not a camel-case name.
     assert_eq!(pw("yqDVtkqPECriaLRi", "password="), Confidence::Medium);
     assert_eq!(
