@@ -18,6 +18,9 @@ pub(super) fn credential(cx: &Context<'_>) -> Assessment {
     if hashed_name(cx.before) {
         return Assessment::low(Reason::HashedValue);
     }
+    if joined_to_a_variable(cx.before, cx.after) {
+        return Assessment::low(Reason::CodeReference);
+    }
     // With no provider's shape, the name is all that says "credential": a name that
     // says the value was made not to work (`invalidToken`, `fake_password`) says the
     // opposite.
@@ -246,6 +249,25 @@ fn braced_random(v: &str) -> bool {
         && inner.bytes().any(|b| b.is_ascii_digit())
         && inner.bytes().any(|b| b.is_ascii_uppercase())
         && inner.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// A quoted piece joined to a variable (`pw = "cobalt:" + deltaKey`, PHP's
+/// `"db-" . $suffix`): the credential is the expression's value, not this text. Two
+/// literals joined (`"hunter" + "2"`) are still a literal.
+fn joined_to_a_variable(before: &[u8], after: &[u8]) -> bool {
+    let Some(&q @ (b'"' | b'\'')) = before.last() else {
+        return false;
+    };
+    let Some(rest) = after.strip_prefix(&[q]) else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    let Some(rest) = rest.strip_prefix(b"+").or_else(|| rest.strip_prefix(b".")) else {
+        return false;
+    };
+    rest.trim_ascii_start()
+        .first()
+        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
 }
 
 /// The name the value is assigned to says it is a hash or ciphertext of a password

@@ -461,6 +461,21 @@ fn credentials_that_are_code_or_templates() {
         Confidence::Low
     );
     assert_eq!(pw("Tr0ub4dor&3x", "password = "), Confidence::Medium);
+    // A quoted piece joined to a variable is part of an expression.
+    let joined = |after: &str| {
+        judged(
+            "secret.password_assignment",
+            "cobalt:9",
+            "userPassword = \"",
+            after,
+            Role::Unknown,
+        )
+        .confidence
+    };
+    assert_eq!(joined("\" + deltaKey;"), Confidence::Low);
+    assert_eq!(joined("\" . $suffix;"), Confidence::Low);
+    assert_eq!(joined("\" + \"x7\";"), Confidence::Medium);
+    assert_eq!(joined("\";"), Confidence::Medium);
     assert_eq!(pw("Dragonfly", "password = "), Confidence::Medium);
     // Braces round a name are a slot; round long mixed base64, Jenkins' ciphertext.
     assert_eq!(pw("{DB_PASSWORD}", "password = "), Confidence::Low);
