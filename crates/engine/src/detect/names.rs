@@ -70,8 +70,16 @@ const IDENTIFIER_WORDS: &[&str] = &[
 const NOT_SECRET_WORDS: &[&str] = &[
     "next",
     "page",
+    "pagination",
     "continuation",
     "cursor",
+    "resume",
+    // A token range's bounds (Cassandra), a workflow's callback id (`taskToken`), an
+    // identity flow's state handle (`stateToken`): positions and handles, no credential.
+    "start",
+    "end",
+    "task",
+    "state",
     "sync",
     "idempotency",
     "change",
@@ -125,7 +133,14 @@ pub fn name_words(name: &str) -> Vec<String> {
 fn words(before: &[u8], key: Option<&str>) -> Vec<String> {
     let trimmed = before
         .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>'))
+        // An argument list's `,` and a call's `(` stand between a name and its value
+        // too (`set('STRIPE_PUBLISHABLE_KEY', '…')`), as does an escaped quote.
+        .rposition(|b| {
+            !matches!(
+                b,
+                b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>' | b',' | b'(' | b'\\'
+            )
+        })
         .map_or(&before[..0], |i| &before[..=i]);
     let start = trimmed
         .iter()

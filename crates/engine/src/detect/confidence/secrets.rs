@@ -166,16 +166,47 @@ fn worded(v: &str) -> bool {
 
 /// Whether `before` ends in a URL's `scheme://user:`, the password's place.
 /// A URL's password opening with a percent-escape (`mongodb://svc:%40Xk9…@host`): the
-/// URL's own encoding of a symbol, which a URL must use there. A batch-style slot closes
-/// with its `%` (`%DB_PASS%`), and an escape is two hex digits.
+/// URL's own encoding of a symbol, which a URL must use there. Decoded, it must still
+/// read as a literal: a symbol first (a URL escapes nothing else), then no template or
+/// placeholder marks (`%3Cdb_password%3E` is `<db_password>`, `%24%7B…` is `${…}`), no
+/// blanks, and letters or digits enough to be random (`%22%22`, bullets and ellipses
+/// are masks). A batch-style slot closes with its `%` (`%DB_PASS%`).
 fn url_escaped(v: &str, before: &[u8]) -> bool {
+    if v.ends_with('%') || !in_url_userinfo(before) {
+        return false;
+    }
+    let Some(decoded) = percent_decoded(v) else {
+        return false;
+    };
+    let first_is_symbol = decoded
+        .first()
+        .is_some_and(|c| c.is_ascii_punctuation() && !b"<>{}[]$%\"'`".contains(c));
+    first_is_symbol
+        && decoded
+            .iter()
+            .all(|c| c.is_ascii_graphic() && !b"<>{}[]$%`".contains(c))
+        && decoded.iter().filter(|c| c.is_ascii_alphanumeric()).count() >= 6
+}
+
+/// `%XX` escapes decoded; `None` for a stray `%` or a value with no escape first.
+fn percent_decoded(v: &str) -> Option<Vec<u8>> {
     let b = v.as_bytes();
-    b.len() > 3
-        && b[0] == b'%'
-        && b[1].is_ascii_hexdigit()
-        && b[2].is_ascii_hexdigit()
-        && !v.ends_with('%')
-        && in_url_userinfo(before)
+    if b.first() != Some(&b'%') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    Some(out)
 }
 
 fn in_url_userinfo(before: &[u8]) -> bool {
@@ -261,13 +292,18 @@ fn joined_to_a_variable(before: &[u8], after: &[u8]) -> bool {
     let Some(rest) = after.strip_prefix(&[q]) else {
         return false;
     };
+    let spaced = rest.first().is_some_and(u8::is_ascii_whitespace);
     let rest = rest.trim_ascii_start();
-    let Some(rest) = rest.strip_prefix(b"+").or_else(|| rest.strip_prefix(b".")) else {
-        return false;
-    };
-    rest.trim_ascii_start()
-        .first()
-        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
+    let next = |r: &[u8]| r.trim_ascii_start().first().copied();
+    if let Some(r) = rest.strip_prefix(b"+") {
+        return next(r).is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'$');
+    }
+    // PHP's `.` joins a variable (`. $suffix`, `.$suffix`) or, between blanks, a call
+    // (`"db-" . strtoupper($s)`); `"…".strip()` is a method on the literal itself.
+    rest.strip_prefix(b".").is_some_and(|r| {
+        let after_blank = r.first().is_some_and(u8::is_ascii_whitespace);
+        next(r).is_some_and(|c| c == b'$' || ((spaced || after_blank) && c.is_ascii_alphabetic()))
+    })
 }
 
 /// The name the value is assigned to says it is a hash or ciphertext of a password

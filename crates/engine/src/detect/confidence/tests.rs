@@ -454,6 +454,18 @@ fn credentials_that_are_code_or_templates() {
     assert_eq!(url("%40Rk7vQ2mXz9Lp"), Confidence::High);
     assert_eq!(url("%DB_PASSWORD%"), Confidence::Low);
     assert_eq!(url("%s"), Confidence::Low);
+    // Decoded, an escaped template, placeholder or mask is still one.
+    for slot in [
+        "%3Cdb_password%3E",
+        "%24%7BDB_PASSWORD%7D",
+        "%25PGPASSWORD%25",
+        "%22%22",
+        "%E2%80%A2%E2%80%A2",
+        "%70%61%73%73%77%6F%72%64",
+        "%2F%2F%20TODO%20set%20me",
+    ] {
+        assert_eq!(url(slot), Confidence::Low, "{slot}");
+    }
     // Capitals side by side: random letters, not a camel-case name.
     assert_eq!(pw("yqDVtkqPECriaLRi", "password="), Confidence::Medium);
     assert_eq!(
@@ -476,6 +488,10 @@ fn credentials_that_are_code_or_templates() {
     assert_eq!(joined("\" . $suffix;"), Confidence::Low);
     assert_eq!(joined("\" + \"x7\";"), Confidence::Medium);
     assert_eq!(joined("\";"), Confidence::Medium);
+    // A method on the literal itself is the literal.
+    assert_eq!(joined("\".encode(\"utf-8\")"), Confidence::Medium);
+    assert_eq!(joined("\".toCharArray();"), Confidence::Medium);
+    assert_eq!(joined("\" . strtoupper($s);"), Confidence::Low);
     assert_eq!(pw("Dragonfly", "password = "), Confidence::Medium);
     // Braces round a name are a slot; round long mixed base64, Jenkins' ciphertext.
     assert_eq!(pw("{DB_PASSWORD}", "password = "), Confidence::Low);
