@@ -1,4 +1,5 @@
-//! Lower-case hex encoding (sha2 0.11 digests no longer implement `LowerHex`).
+//! Lower-case hex encoding (sha2 0.11 digests no longer implement `LowerHex`), and
+//! URLs' `%XX` escapes, which detection and the decoding layers both read.
 
 pub fn encode(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -18,6 +19,25 @@ pub fn decode(text: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
         .collect()
+}
+
+/// `%XX` escapes decoded; a `%` that opens no escape is kept as it is.
+pub fn percent_decode(text: &[u8]) -> Vec<u8> {
+    let digit = |b: Option<&u8>| b.and_then(|&b| (b as char).to_digit(16));
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'%'
+            && let (Some(h), Some(l)) = (digit(text.get(i + 1)), digit(text.get(i + 2)))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(text[i]);
+        i += 1;
+    }
+    out
 }
 
 #[cfg(test)]

@@ -284,25 +284,7 @@ fn first_escape(text: &[u8]) -> Option<usize> {
     })
 }
 
-pub fn percent_decode(text: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        if text[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                text.get(i + 1).and_then(|&b| hex_val(b)),
-                text.get(i + 2).and_then(|&b| hex_val(b)),
-            )
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(text[i]);
-        i += 1;
-    }
-    out
-}
+pub use crate::hex::percent_decode;
 
 /// Valid UTF-8 with almost no control characters: what an encoded secret or message
 /// looks like, and what random bytes from a digest do not.

@@ -164,7 +164,6 @@ fn worded(v: &str) -> bool {
     pieces.len() >= 3 && words * 4 >= pieces.len() * 3
 }
 
-/// Whether `before` ends in a URL's `scheme://user:`, the password's place.
 /// A URL's password opening with a percent-escape (`mongodb://svc:%40Xk9…@host`): the
 /// URL's own encoding of a symbol, which a URL must use there. Decoded, it must still
 /// read as a literal: a symbol first (a URL escapes nothing else), then no template or
@@ -172,12 +171,11 @@ fn worded(v: &str) -> bool {
 /// blanks, and letters or digits enough to be random (`%22%22`, bullets and ellipses
 /// are masks). A batch-style slot closes with its `%` (`%DB_PASS%`).
 fn url_escaped(v: &str, before: &[u8]) -> bool {
-    if v.ends_with('%') || !in_url_userinfo(before) {
+    if !v.starts_with('%') || v.ends_with('%') || !in_url_userinfo(before) {
         return false;
     }
-    let Some(decoded) = percent_decoded(v) else {
-        return false;
-    };
+    // A `%` that opens no escape stays a `%`, which the checks below turn away.
+    let decoded = crate::hex::percent_decode(v.as_bytes());
     let first_is_symbol = decoded
         .first()
         .is_some_and(|c| c.is_ascii_punctuation() && !b"<>{}[]$%\"'`".contains(c));
@@ -188,27 +186,7 @@ fn url_escaped(v: &str, before: &[u8]) -> bool {
         && decoded.iter().filter(|c| c.is_ascii_alphanumeric()).count() >= 6
 }
 
-/// `%XX` escapes decoded; `None` for a stray `%` or a value with no escape first.
-fn percent_decoded(v: &str) -> Option<Vec<u8>> {
-    let b = v.as_bytes();
-    if b.first() != Some(&b'%') {
-        return None;
-    }
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    Some(out)
-}
-
+/// Whether `before` ends in a URL's `scheme://user:`, the password's place.
 fn in_url_userinfo(before: &[u8]) -> bool {
     let Some(user) = before.strip_suffix(b":") else {
         return false;

@@ -454,6 +454,7 @@ fn credentials_that_are_code_or_templates() {
     assert_eq!(url("%40Rk7vQ2mXz9Lp"), Confidence::High);
     assert_eq!(url("%DB_PASSWORD%"), Confidence::Low);
     assert_eq!(url("%s"), Confidence::Low);
+    assert_eq!(url("/run/secrets/db"), Confidence::Low);
     // Decoded, an escaped template, placeholder or mask is still one.
     for slot in [
         "%3Cdb_password%3E",
