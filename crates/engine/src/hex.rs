@@ -21,16 +21,21 @@ pub fn decode(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// One hex digit's value, either case.
+pub fn digit(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
 /// `%XX` escapes decoded; a `%` that opens no escape is kept as it is.
 pub fn percent_decode(text: &[u8]) -> Vec<u8> {
-    let digit = |b: Option<&u8>| b.and_then(|&b| (b as char).to_digit(16));
+    let digit = |b: Option<&u8>| b.copied().and_then(digit);
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
         if text[i] == b'%'
             && let (Some(h), Some(l)) = (digit(text.get(i + 1)), digit(text.get(i + 2)))
         {
-            out.push((h * 16 + l) as u8);
+            out.push(h * 16 + l);
             i += 3;
             continue;
         }

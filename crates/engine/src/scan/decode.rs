@@ -273,14 +273,15 @@ pub(super) fn push_pinned(out: &mut Unit, parent: &Unit, seg: usize, at: usize, 
     });
 }
 
-fn hex_val(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
-
 fn first_escape(text: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'%', text).find(|&i| {
-        text.get(i + 1).and_then(|&b| hex_val(b)).is_some()
-            && text.get(i + 2).and_then(|&b| hex_val(b)).is_some()
+        text.get(i + 1)
+            .and_then(|&b| crate::hex::digit(b))
+            .is_some()
+            && text
+                .get(i + 2)
+                .and_then(|&b| crate::hex::digit(b))
+                .is_some()
     })
 }
 
