@@ -55,6 +55,16 @@ pub(super) fn detect_labelled(
             .iter()
             .rposition(|&b| b == b'/')
             .map_or(whole, |i| &whole[i + 1..]);
+        // Only a member that names things labels (`"provider": …`, `"Name": …`): an
+        // action, an instruction or an answer holding a provider's word is no label.
+        // Asked first, of a memo: a record's member names repeat in every record, and
+        // most short values sit under names that label nothing (`role`, `id`).
+        let Some(key) = seg.node.and_then(|n| unit.paths.last_key(n)) else {
+            continue;
+        };
+        if !scratch.naming_keys.names_things(key) {
+            continue;
+        }
         let index = if is_compound_name(label) {
             names
         } else if label.iter().filter(|b| b.is_ascii_whitespace()).count() > 3 {
@@ -63,21 +73,15 @@ pub(super) fn detect_labelled(
         } else {
             words
         };
-        // The keyword search first: most short strings name no provider or credential,
-        // and the checks below split names into words.
+        // The keyword search before the checks below, which split names into words:
+        // most short strings name no provider or credential.
         index.rules_for(label, &mut scratch.member_rules);
         if scratch.member_rules.is_empty() {
             continue;
         }
-        // Only a member that names things labels (`"provider": …`, `"Name": …`): an
-        // action, an instruction or an answer holding a provider's word is no label.
-        // And a label says what its own name says: `CACHE_KEY`, `nextPageToken` or
+        // A label says what its own name says: `CACHE_KEY`, `nextPageToken` or
         // `FAKE_API_KEY` label no credential, as the same names do assigned.
-        if !seg
-            .node
-            .and_then(|n| unit.paths.last_key(n))
-            .is_some_and(names_things)
-            || crate::detect::names::named_as_not_secret(label, None)
+        if crate::detect::names::named_as_not_secret(label, None)
             || crate::detect::names::named_as_not_real(label, None)
         {
             continue;
@@ -211,6 +215,28 @@ const NAMING_WORDS: &[&str] = &[
     "rule",
     "title",
 ];
+
+/// [`names_things`] by member name, remembered for the worker's later records.
+#[derive(Default)]
+pub(super) struct NamingKeys(std::collections::HashMap<Box<str>, bool>);
+
+impl NamingKeys {
+    /// Distinct member names kept; past this the memo starts over, so a file of
+    /// generated keys cannot grow it without bound.
+    const CAP: usize = 4096;
+
+    fn names_things(&mut self, key: &str) -> bool {
+        if let Some(&known) = self.0.get(key) {
+            return known;
+        }
+        let verdict = names_things(key);
+        if self.0.len() >= Self::CAP {
+            self.0.clear();
+        }
+        self.0.insert(key.into(), verdict);
+        verdict
+    }
+}
 
 fn names_things(key: &str) -> bool {
     crate::detect::names::name_words(key)

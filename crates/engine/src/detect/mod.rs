@@ -66,6 +66,7 @@ pub struct Scratch {
     member_text: Vec<u8>,
     /// Provider labels of a unit's records (see [`labels`]).
     labels: Vec<labels::Label>,
+    naming_keys: labels::NamingKeys,
     /// Object keys judged for leaving out of units, kept with the scratch so they
     /// outlive one file (see `scan::keys`).
     pub key_verdicts: verdicts::Verdicts,
