@@ -37,6 +37,26 @@ pub(super) fn gate(hir: Hir, builder: fn() -> Builder) -> Result<Option<Regex>, 
     Ok(Some(gate))
 }
 
+/// Whether [`open_gaps`] would open anything in `hir`: asked once, when the pattern is
+/// analysed, so a rule without gaps is not parsed again for its gate.
+pub(super) fn has_gap(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Concat(subs) => {
+            let mut needed = false;
+            for h in subs.iter().rev() {
+                if (needed && is_gap(h)) || has_gap(h) {
+                    return true;
+                }
+                needed |= h.properties().minimum_len().is_some_and(|n| n > 0);
+            }
+            false
+        }
+        HirKind::Alternation(subs) => subs.iter().any(has_gap),
+        HirKind::Repetition(r) => has_gap(&r.sub),
+        _ => false,
+    }
+}
+
 /// `hir` with every wide gap outside a capture group left unbounded.
 pub(super) fn open_gaps(hir: Hir) -> Hir {
     match hir.into_kind() {

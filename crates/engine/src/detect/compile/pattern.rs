@@ -100,6 +100,8 @@ pub struct Facts {
     /// For a regex anchored at both ends (`^…$`, as field rules are written): the least
     /// and greatest length of what it matches, so a value outside them is never searched.
     pub whole_len: Option<(usize, Option<usize>)>,
+    /// Whether the regex has wide gaps, and so a gate (see [`Pattern::gate`]).
+    pub gapped: bool,
 }
 
 impl Facts {
@@ -210,6 +212,9 @@ impl Pattern {
     /// The same regex with its wide gaps open (see [`super::gaps`]), when it has any:
     /// a window it does not match cannot hold a match of [`Pattern::regex`].
     pub fn gate(&self) -> Option<&Regex> {
+        if !self.facts().gapped {
+            return None;
+        }
         self.gate
             .get_or_init(|| {
                 let hir = parse(&self.source).ok()?;
@@ -360,6 +365,7 @@ fn facts_of(hir: &Hir, keywords: &[String]) -> Facts {
         digit_lead: super::lead::digit_lead(hir),
         bounded_value: super::lead::bounded_value(hir),
         whole_len: whole_len(hir),
+        gapped: super::gaps::has_gap(hir),
     }
 }
 

@@ -92,7 +92,8 @@ fn every_built_in_regex_builds_and_finds_its_value_group() {
             let lazy = compile_lazy(name, &s.spec.id, source, &[]).expect("parses");
             let built = builder().build(source).expect("builds");
             let tree = parse(source).expect("parses");
-            super::super::gaps::gate(tree, builder).expect("its gate builds");
+            let gate = super::super::gaps::gate(tree, builder).expect("its gate builds");
+            assert_eq!(lazy.facts().gapped, gate.is_some(), "{}", s.spec.id);
             let by_regex = built
                 .group_info()
                 .to_index(regex_automata::PatternID::ZERO, "value");
