@@ -8,6 +8,7 @@
 
 mod util;
 
+mod continued;
 mod credentials;
 mod daemon;
 mod daemon_faults;

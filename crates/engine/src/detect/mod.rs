@@ -22,6 +22,7 @@ mod members;
 pub(crate) mod names;
 mod pii;
 pub mod secret;
+mod things;
 pub mod validators;
 pub mod verdicts;
 pub mod vocabulary;

@@ -101,7 +101,7 @@ pub fn is_credential_like(value: &[u8]) -> bool {
     if is_placeholder(&lower) || is_reference(&lower) || is_filler(v.as_bytes()) {
         return false;
     }
-    if is_next_assignment(v) {
+    if is_next_assignment(v) || super::things::is_thing(v) {
         return false;
     }
     // A bare word (`password: required`, `token: bearer`) is prose, not a credential.

@@ -200,6 +200,54 @@ impl Unit {
         self.segments.push(seg);
     }
 
+    /// Appends one segment: the ranges `pieces` of `parent`'s segment `seg`, joined by
+    /// `sep`, each mapped to where it is written (the parent's own escapes included),
+    /// so a finding in a piece is placed where the file holds it.
+    pub fn push_joined(
+        &mut self,
+        parent: &Unit,
+        seg: usize,
+        pieces: &[(usize, usize)],
+        sep: &[u8],
+    ) {
+        let Some(&(first, _)) = pieces.first() else {
+            return;
+        };
+        let ps = &parent.segments[seg];
+        let raw_start = parent.raw_offset(seg, first);
+        let node = ps
+            .node
+            .map(|n| self.paths.verbatim(&parent.paths.pointer(n)));
+        let start = self.begin_segment();
+        let lo = self.checkpoints.len();
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let (plo, phi) = (ps.checkpoints.0 as usize, ps.checkpoints.1 as usize);
+        for (k, &(a, b)) in pieces.iter().enumerate() {
+            if k > 0 {
+                self.text.extend_from_slice(sep);
+            }
+            let at = self.text.len() - start;
+            let raw = |p: usize| parent.raw_offset(seg, p).saturating_sub(raw_start);
+            self.checkpoints.push((clamp(at), clamp(raw(a))));
+            for &(d, _) in &parent.checkpoints[plo..phi] {
+                let p = ps.start + d as usize;
+                if p > a && p < b {
+                    self.checkpoints.push((clamp(at + p - a), clamp(raw(p))));
+                }
+            }
+            self.text.extend_from_slice(&parent.text[a..b]);
+        }
+        self.segments.push(Segment {
+            start,
+            end: self.text.len(),
+            raw_start,
+            checkpoints: (clamp(lo), clamp(self.checkpoints.len())),
+            node,
+            is_key: false,
+            pinned: false,
+        });
+    }
+
     /// The segment holding decoded offset `pos`, if any.
     pub fn segment_at(&self, pos: usize) -> Option<usize> {
         let idx = self.segments.partition_point(|s| s.start <= pos);

@@ -155,6 +155,8 @@ fn is_token_byte(b: u8) -> bool {
 /// `ghp_8mZq2LkP0vX7rT4n\n  B9sW1cY6…` becomes one token again. A line counts as
 /// wrapped when it ends in at least 16 token bytes and the next line (after its
 /// indentation) goes on with token bytes; only the joined tokens go into the layer.
+/// In the same pass, an assignment continued on the next line is read as one line
+/// (see [`super::continued`]).
 pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
     // Segments are joined by newlines; when those are all the unit holds (JSON strings
     // without line breaks, the usual case), no line can be wrapped.
@@ -179,6 +181,14 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
                 .iter()
                 .rposition(|&b| !is_token_byte(b))
                 .map_or(pos, |j| pos + j + 1);
+            if let Some(pieces) = super::continued::continued(text, pos, line_end, nl + 1) {
+                let len: usize = pieces.iter().map(|(a, b)| b - a + 1).sum();
+                if len <= *budget {
+                    *budget -= len;
+                    let at = pieces.map(|(a, b)| (seg.start + a, seg.start + b));
+                    out.push_joined(unit, i, &at, b" ");
+                }
+            }
             pos = nl + 1;
             if line_end - start < MIN_WRAPPED_PIECE {
                 continue;

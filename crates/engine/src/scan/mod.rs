@@ -8,6 +8,7 @@
 
 pub mod audit;
 mod baseline_file;
+mod continued;
 pub mod decode;
 mod defang;
 pub mod disguise;

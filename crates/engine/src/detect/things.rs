@@ -1,0 +1,100 @@
+//! Values that name or carry a thing rather than unlock anything: a file's path or a
+//! repository's or model's slug (`./config/sa.json`, `OpenAssistant/reward-model-v2`),
+//! a file encoded in base64 (a PNG icon), a token's header alone. Each is told by the
+//! value's own shape, so it holds under any name: `content_key = "datasets/…/shard.parquet"`
+//! is a cache key's path however the key is named.
+
+use base64::Engine;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+
+/// Whether `v` (quotes already trimmed) is one of these things.
+pub(super) fn is_thing(v: &str) -> bool {
+    is_path_or_slug(v) || is_encoded_file(v) || is_token_header(v)
+}
+
+/// A relative path, or a value with a `/` whose last step has a file extension or
+/// whose every step is made of words joined by `-`, `_` or `.` (`org/model-name-v2`).
+/// Random keys mix letters and digits inside their pieces, and base64's `/` comes with
+/// none of those joiners and no extension after it.
+fn is_path_or_slug(v: &str) -> bool {
+    if v.starts_with("./") || v.starts_with("../") || v.starts_with("~/") {
+        return true;
+    }
+    if !v.contains('/') {
+        return false;
+    }
+    let steps = || v.split('/').filter(|s| !s.is_empty());
+    let extension = steps()
+        .last()
+        .and_then(|s| s.rsplit_once('.'))
+        .is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.as_bytes()[0].is_ascii_alphabetic()
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
+    extension || (v.contains(['-', '_', '.']) && steps().all(made_of_words))
+}
+
+/// Words joined by `-`, `_` or `.`: letters, a number after them (`v2`, `shard-00017`).
+fn made_of_words(step: &str) -> bool {
+    step.split(['-', '_', '.']).all(|w| {
+        let letters = w.bytes().take_while(u8::is_ascii_alphabetic).count();
+        w.bytes().skip(letters).all(|b| b.is_ascii_digit())
+    })
+}
+
+/// Base64 of a file that is no secret by its kind: an image or a PDF, told by the
+/// encoding of its signature.
+fn is_encoded_file(v: &str) -> bool {
+    const SIGNATURES: [&str; 4] = ["iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0"];
+    SIGNATURES.iter().any(|s| v.starts_with(s))
+}
+
+/// A JSON Web Token's header on its own (`eyJhbGciOi…`, no `.` and no signature): the
+/// algorithm and type of a token, not the token.
+fn is_token_header(v: &str) -> bool {
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    const HEADER_NAMES: [&str; 8] = ["alg", "typ", "kid", "cty", "jku", "x5t", "x5u", "crit"];
+    if !v.starts_with("eyJ") || v.contains('.') {
+        return false;
+    }
+    let Ok(bytes) = LENIENT.decode(v.trim_end_matches('=')) else {
+        return false;
+    };
+    let Ok(serde_json::Value::Object(header)) = serde_json::from_slice(&bytes) else {
+        return false;
+    };
+    !header.is_empty() && header.keys().all(|k| HEADER_NAMES.contains(&k.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_thing;
+
+    #[test]
+    fn paths_slugs_files_and_headers_are_things_keys_are_not() {
+        for thing in [
+            "./config/service-account.json",
+            "datasets/eval/v3/shard-00017-of-00128.parquet",
+            "OpenAssistant/reward-model-deberta-v3-large-v2",
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+        ] {
+            assert!(is_thing(thing), "{thing}");
+        }
+        for key in [
+            "Qm7vT2kX9pL4wZ8rN3cF6hJ1yB5dS0aG",
+            "k3J/9aB+xyzQ2mP7vT4nR8sW1cY6uH0e",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl",
+            "eyJhdXRocyI6eyJnaGNyLmlvIjp7ImF1dGgiOiJ4In19fQ",
+        ] {
+            assert!(!is_thing(key), "{key}");
+        }
+    }
+}
