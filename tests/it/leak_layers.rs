@@ -95,3 +95,17 @@ fn a_password_is_not_shown_decoded_beside_a_neighbours_finding() {
         &["p@ssW0rd9x", "p%40ssW0rd9x", "S3cr!tPw9q", "S3cr%21tPw9q"],
     );
 }
+
+#[test]
+fn a_password_is_masked_to_its_ends_past_a_byte_its_rule_stops_at() {
+    // The password rules read a value up to `&` (HTML's `&amp;` is no password's); the
+    // rest of the token must not show beside the masked part.
+    let files = [
+        ("a.py", "password = \"h7Qx2m&KuvNjR8pLw3Zt\"\n".to_string()),
+        (
+            "b.java",
+            "String dbPassword = \"u9%Wba&Tq4ZrXe7Lm2\";\n".to_string(),
+        ),
+    ];
+    leaks(&files, &["KuvNjR8pLw3Zt", "Tq4ZrXe7Lm2"]);
+}

@@ -26,7 +26,7 @@ fn is_path_or_slug(v: &str) -> bool {
     }
     let steps = || v.split('/').filter(|s| !s.is_empty());
     let extension = steps()
-        .last()
+        .next_back()
         .and_then(|s| s.rsplit_once('.'))
         .is_some_and(|(stem, ext)| {
             !stem.is_empty()

@@ -81,9 +81,18 @@ fn masked_span(unit: &Unit, from: usize, to: usize, spans: &[RawMatch], rules: &
         let category = rules.rules[o.rule].category;
         // The value goes on where the rule stopped (`/home/jos` + `é.garcia`, a
         // combining mark, a local part in another script): that part is masked with it.
-        let before = continued_back(text, pos, start);
+        // A credential is masked to its token's ends: a password read only up to a byte
+        // outside the rule's alphabet (`h1x9Q2` of `h1x9Q2&Kv…`) must not show the rest.
+        let secret = category == crate::finding::Category::Secret;
+        let before = match secret {
+            true => token_back(text, pos, start),
+            false => continued_back(text, pos, start),
+        };
         push_clean(&mut out, pos, before);
-        let after = continued(text, o.end, to);
+        let after = match secret {
+            true => token_on(text, o.end, to),
+            false => continued(text, o.end, to),
+        };
         let value = String::from_utf8_lossy(&text[before..after]);
         out.push_str(&mask(&value, category));
         pos = after;
@@ -165,6 +174,24 @@ fn continued_back(text: &[u8], floor: usize, start: usize) -> usize {
     if start <= floor || !goes_on(text[start - 1]) || !goes_on(text[start]) {
         return start;
     }
+    let mut at = start;
+    while at > floor && is_token_byte(text[at - 1]) {
+        at -= 1;
+    }
+    at
+}
+
+/// Where the token holding `text[..end]` ends (at most `limit`).
+fn token_on(text: &[u8], end: usize, limit: usize) -> usize {
+    let mut at = end;
+    while at < limit && is_token_byte(text[at]) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the token holding `text[start]` begins (not before `floor`).
+fn token_back(text: &[u8], floor: usize, start: usize) -> usize {
     let mut at = start;
     while at > floor && is_token_byte(text[at - 1]) {
         at -= 1;
