@@ -14,27 +14,45 @@ pub(super) fn continued(
     end: usize,
     next: usize,
 ) -> Option<[(usize, usize); 2]> {
-    let head_end = start + trim_end(&text[start..end]);
-    let line = &text[start..head_end];
-    let last = *line.last()?;
-    let from = next
-        + text[next..]
+    // Asked of every line of a text: what most lines end with settles it at once.
+    let mut head_end = end;
+    while head_end > start && matches!(text[head_end - 1], b' ' | b'\t' | b'\r') {
+        head_end -= 1;
+    }
+    let last = *text[start..head_end].last()?;
+    let open = match last {
+        b'=' | b':' | b'>' | b'(' | b'[' | b'\\' | b'|' => true,
+        // A YAML block indicator's chomping or indentation after its `|` or `>`.
+        b'-' | b'+' | b'0'..=b'9' => text[start..head_end - 1]
             .iter()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count();
-    // Java's operator first: `KEY⏎ = "…"`.
-    if is_name_end(last) && text.get(from) == Some(&b'=') && text.get(from + 1) != Some(&b'=') {
-        let value = from
-            + 1
-            + text[from + 1..]
-                .iter()
-                .take_while(|&&b| b == b' ' || b == b'\t')
-                .count();
+            .rev()
+            .take(2)
+            .any(|&b| b == b'|' || b == b'>'),
+        _ => false,
+    };
+    // Java's operator first (`KEY⏎ = "…"`): the next line is indented and opens with `=`.
+    if !open {
+        if !is_name_end(last) || !matches!(text.get(next), Some(b' ' | b'\t' | b'=')) {
+            return None;
+        }
+        let from = skip_blanks(text, next);
+        if text.get(from) != Some(&b'=') || text.get(from + 1) == Some(&b'=') {
+            return None;
+        }
+        let value = skip_blanks(text, from + 1);
         return one_value(text, value).map(|v| [(start, head_end), (from, v)]);
     }
-    let head = open_head(line)?;
+    let head = open_head(&text[start..head_end])?;
+    let from = skip_blanks(text, next);
     let value_end = one_value(text, from)?;
     Some([(start, start + head), (from, value_end)])
+}
+
+fn skip_blanks(text: &[u8], from: usize) -> usize {
+    from + text[from.min(text.len())..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count()
 }
 
 /// How much of `line` to keep when it ends an assignment left open: through its operator,
