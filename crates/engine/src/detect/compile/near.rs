@@ -63,9 +63,18 @@ pub(super) fn expand(
     let value = AssignedValue::near(&shape_tree);
     let shared = shared().map_err(|e| bad(&format!("bad regex: {e}")))?;
     spec.regex = Some(pattern(&spec.near, &shape));
-    for w in &spec.near {
-        if !spec.keywords.iter().any(|k| k.eq_ignore_ascii_case(w)) {
-            spec.keywords.push(w.clone());
+    // A word written with `_` is looked for joined up (`codaKey` for `coda_key`) and in
+    // kebab case (`--coda-key`, `x-coda-key`) too; dotted (`coda.key`) it is matched
+    // only where another of the rule's words opens the window.
+    let spelled: Vec<String> = spec
+        .near
+        .iter()
+        .filter(|w| w.contains('_'))
+        .flat_map(|w| [w.replace('_', ""), w.replace('_', "-")])
+        .collect();
+    for w in spec.near.clone().into_iter().chain(spelled) {
+        if !spec.keywords.iter().any(|k| k.eq_ignore_ascii_case(&w)) {
+            spec.keywords.push(w);
         }
     }
     if spec.member_names.is_empty() {
@@ -257,9 +266,16 @@ fn pattern(words: &[String], shape: &str) -> String {
 
 /// The provider's name in any of its styles.
 fn name(words: &[String]) -> String {
+    // A word's `_` stands for any separator or none (`coda_key`, `coda-key`, `codaKey`).
+    let written = |w: &str| {
+        w.split('_')
+            .map(regex::escape)
+            .collect::<Vec<_>>()
+            .join(SEPARATOR)
+    };
     let any_case = words
         .iter()
-        .map(|w| regex::escape(w))
+        .map(|w| written(w))
         .collect::<Vec<_>>()
         .join("|");
     let humped = words
@@ -270,7 +286,7 @@ fn name(words: &[String]) -> String {
             Some(format!(
                 "{}(?i:{})",
                 first.to_ascii_uppercase(),
-                regex::escape(chars.as_str())
+                written(chars.as_str())
             ))
         })
         .collect::<Vec<_>>()
@@ -281,6 +297,10 @@ fn name(words: &[String]) -> String {
         format!("(?:{START}{PREFIX}(?i:{any_case})|{START}{HUMP_PREFIX}(?:{humped}))")
     }
 }
+
+/// What a `_` inside a provider's word matches: a name's separator in any style, or
+/// none (a camel-case hump is matched case-blind).
+const SEPARATOR: &str = "[_.-]?";
 
 /// Where a name may start: the start of the text or a byte that is no letter or digit.
 /// A JVM system property on a command line (`-Dsonar.login=…`) starts after its `-D`.
@@ -413,8 +433,20 @@ impl Shared {
     }
 }
 
-/// One byte of a word, either case when it is a letter.
+/// One byte of a word, either case when it is a letter; `_`, [`SEPARATOR`].
 fn any_case_byte(b: u8) -> Hir {
+    if b == b'_' {
+        let class = ClassBytes::new([
+            ClassBytesRange::new(b'-', b'.'),
+            ClassBytesRange::new(b'_', b'_'),
+        ]);
+        return Hir::repetition(regex_syntax::hir::Repetition {
+            min: 0,
+            max: Some(1),
+            greedy: true,
+            sub: Box::new(Hir::class(Class::Bytes(class))),
+        });
+    }
     if !b.is_ascii_alphabetic() {
         return Hir::literal([b]);
     }

@@ -41,6 +41,25 @@ fn every_form_of_a_name_finds_the_value() {
     assert_eq!(rule.member_names, vec!["dropbox".to_string()]);
 }
 
+/// A word written with `_` names the provider in every style: joined up, camel case,
+/// kebab or dotted, and is looked for joined up and in kebab case too.
+#[test]
+fn a_word_with_a_separator_is_read_in_every_style() {
+    let (rule, _) = expand("t", spec(&["coda_key"], "[a-z0-9]{15}")).expect("expands");
+    let v = "k2q8x0vz4m7c1ba";
+    for text in [
+        format!("CODA_KEY={v}"),
+        format!("codaKey := \"{v}\""),
+        format!("x-coda-key: {v}"),
+        format!("coda.key={v}"),
+        format!("codakey = '{v}'"),
+    ] {
+        assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
+    }
+    assert!(finds(&rule, &format!("codaXkey={v}")).is_none());
+    assert_eq!(rule.keywords, ["coda_key", "codakey", "coda-key"]);
+}
+
 #[test]
 fn a_value_of_another_shape_or_with_no_operator_is_not_found() {
     let (rule, _) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
