@@ -65,11 +65,16 @@ pub(super) fn expand(
     spec.regex = Some(pattern(&spec.near, &shape));
     // A word written with `_` is looked for joined up (`codaKey` for `coda_key`) and in
     // kebab case (`--coda-key`, `x-coda-key`) too; dotted (`coda.key`) it is matched
-    // only where another of the rule's words opens the window.
+    // only where another of the rule's words opens the window. Not a word that only
+    // ends in `_` (`lob_`), nor one short once joined (`ldsdk`): prose holds those
+    // everywhere (`global`, `tornado`), and every hit is a check.
     let spelled: Vec<String> = spec
         .near
         .iter()
-        .filter(|w| w.contains('_'))
+        .filter(|w| {
+            let w = w.trim_matches('_');
+            w.contains('_') && w.len() - w.matches('_').count() >= MIN_JOINED
+        })
         .flat_map(|w| [w.replace('_', ""), w.replace('_', "-")])
         .collect();
     for w in spec.near.clone().into_iter().chain(spelled) {
@@ -297,6 +302,9 @@ fn name(words: &[String]) -> String {
         format!("(?:{START}{PREFIX}(?i:{any_case})|{START}{HUMP_PREFIX}(?:{humped}))")
     }
 }
+
+/// A word shorter than this once its `_` is dropped is not looked for joined up.
+const MIN_JOINED: usize = 6;
 
 /// What a `_` inside a provider's word matches: a name's separator in any style, or
 /// none (a camel-case hump is matched case-blind).
