@@ -3,6 +3,7 @@
 //! member filters, validators; and `rules test`, which runs each rule on its examples.
 
 pub mod alphabet;
+mod assigned;
 mod config_rules;
 pub mod digit_start;
 mod fields;

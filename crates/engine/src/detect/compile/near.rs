@@ -17,7 +17,7 @@
 //! In a JSON record the name is a member's key: the words are also the rule's member
 //! names, so `{"dropbox_token": "…"}` is read as `dropbox_token=…`.
 
-use super::alphabet::{ByteSet, alphabet};
+pub use super::assigned::AssignedValue;
 use super::pattern::LazyTree;
 use crate::error::{Error, Result};
 use crate::rules::RuleSpec;
@@ -128,135 +128,6 @@ pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
         }
 }
 
-/// What a keyword needs after it before its window opens, for a rule that finds a value
-/// assigned to a name (every `near` rule, and rules with `assignment = true`): only the
-/// rest of a name, a word or two, quotes and blanks up to an operator, within `rest`
-/// bytes; then, within `operator` bytes of it, a run of at least `min_len` bytes of the
-/// value's alphabet. Prose naming a provider or a credential (`work together with`,
-/// `the key idea`) has none, and costs no regex search: a check on the keyword, as
-/// [`stands_as_name`] is.
-#[derive(Debug, Clone, Copy)]
-pub struct AssignedValue {
-    alphabet: ByteSet,
-    min_len: usize,
-    rest: usize,
-    operator: usize,
-    /// Whether the provider's word may also stand a little before a bare credential
-    /// name (see [`super::named_before`]): `near` rules only.
-    named_before: bool,
-}
-
-/// What `assignment = true` promises of a rule's matches (see [`AssignedValue`]).
-const DECLARED_REST: usize = 128;
-const DECLARED_OPERATOR: usize = 32;
-
-impl AssignedValue {
-    /// A `near` rule's: its value is `shape`, the reaches are the shared pattern's.
-    fn near(shape: &Hir) -> AssignedValue {
-        let r = reaches();
-        AssignedValue {
-            alphabet: alphabet(shape),
-            min_len: shape.properties().minimum_len().unwrap_or(0),
-            rest: r.rest,
-            operator: r.operator,
-            named_before: true,
-        }
-    }
-
-    /// A rule's that declares `assignment = true`: its value is its `value` group.
-    pub(super) fn declared(regex: &Hir) -> Option<AssignedValue> {
-        let value = super::pattern::capture(regex, "value")?;
-        Some(AssignedValue {
-            alphabet: alphabet(value),
-            min_len: value.properties().minimum_len().unwrap_or(0),
-            rest: DECLARED_REST,
-            operator: DECLARED_OPERATOR,
-            named_before: false,
-        })
-    }
-
-    /// Whether a match can have its name's keyword at `text[start..end]`.
-    pub fn can_follow(&self, text: &[u8], start: usize, end: usize) -> bool {
-        operator_after(text, end, self.rest).is_some_and(|op| self.value_after(text, op))
-            || self.named_before
-                && super::named_before::may_follow(text, end, &self.alphabet, self.min_len)
-            // A log's `using api key …` names its value with no operator.
-            || !self.named_before
-                && super::named_before::after_using(text, start)
-                && self.value_after(text, end)
-    }
-
-    /// Whether a value of this shape can start after the operator at `text[op]`.
-    fn value_after(&self, text: &[u8], op: usize) -> bool {
-        let latest = op + self.operator;
-        let mut run_start = op;
-        for (i, &b) in text.iter().enumerate().skip(op) {
-            if run_start > latest {
-                return false;
-            }
-            if !self.alphabet.contains(b) {
-                run_start = i + 1;
-            } else if i + 1 - run_start >= self.min_len {
-                return true;
-            }
-        }
-        self.min_len == 0 && run_start <= latest
-    }
-}
-
-/// Where an operator follows `text[end]` after only name characters, quotes and
-/// blanks, within `reach` bytes (`is` and `was` count: a rule may read prose's).
-fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
-    let tail = text.get(end..)?;
-    for (i, &b) in tail.iter().enumerate().take(reach.saturating_add(1)) {
-        match b {
-            // `(`: a setter's or builder's argument (`setApiKey("…")`).
-            b':' | b'?' | b'=' | b'>' | b',' | b'(' => return Some(end + i),
-            // ` - ` between a name and its value (see [`operator`]), or a dash right
-            // after the name (`Client Secret- …`, a declared rule's).
-            b'-' if (i == 0 || matches!(tail[i - 1], b' ' | b'\t'))
-                && matches!(tail.get(i + 1), Some(b' ' | b'\t')) =>
-            {
-                return Some(end + i);
-            }
-            // Prose's operator: `my api key is …`.
-            b' ' if [&b"is "[..], b"was "]
-                .iter()
-                .any(|w| tail[i + 1..].starts_with(w)) =>
-            {
-                return Some(end + i + 1);
-            }
-            b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' | b']' => {}
-            b if b.is_ascii_alphanumeric() => {}
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// The most bytes [`name_rest`] and [`operator`] can match.
-struct Reaches {
-    rest: usize,
-    operator: usize,
-}
-
-fn reaches() -> &'static Reaches {
-    static REACHES: OnceLock<Reaches> = OnceLock::new();
-    REACHES.get_or_init(|| {
-        // Unknown only if a shared part lost its bounds: then never refuse.
-        let most = |source: &str| {
-            super::pattern::parse(source)
-                .ok()
-                .and_then(|h| h.properties().maximum_len())
-                .unwrap_or(usize::MAX / 4)
-        };
-        Reaches {
-            rest: most(name_rest()),
-            operator: most(&operator()),
-        }
-    })
-}
-
 /// The shared pattern: name, up to two more words, operator, value, end of value; or
 /// name, a little text, a bare credential name, operator, value (see
 /// [`super::named_before`]).
@@ -333,7 +204,7 @@ fn after_name() -> &'static str {
 
 /// From the provider's word to the operator: the rest of the name, a word or two,
 /// quotes and blanks.
-fn name_rest() -> &'static str {
+pub(super) fn name_rest() -> &'static str {
     static REST: OnceLock<String> = OnceLock::new();
     REST.get_or_init(|| {
         format!(
@@ -351,7 +222,7 @@ fn name_rest() -> &'static str {
 }
 
 /// Any assignment operator, and the blanks and quote before the value.
-fn operator() -> String {
+pub(super) fn operator() -> String {
     // ` - `, a dash between blanks: how notes and lists pair a name with its value
     // (`Datadog API key - 5f3e…`); a dash inside a name (`x-dropbox-key`) is no
     // operator.
