@@ -1,8 +1,8 @@
 //! Values that name or carry a thing rather than unlock anything: a file's path or a
 //! repository's or model's slug (`./config/sa.json`, `OpenAssistant/reward-model-v2`),
-//! a file encoded in base64 (a PNG icon), a token's header alone. Each is told by the
-//! value's own shape, so it holds under any name: `content_key = "datasets/…/shard.parquet"`
-//! is a cache key's path however the key is named.
+//! a file encoded in base64 (a PNG icon), a token's header or claims alone. Each is told
+//! by the value's own shape, so it holds under any name: `content_key =
+//! "datasets/…/shard.parquet"` is a cache key's path however the key is named.
 
 use base64::Engine;
 use base64::engine::DecodePaddingMode;
@@ -10,7 +10,7 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 
 /// Whether `v` (quotes already trimmed) is one of these things.
 pub(super) fn is_thing(v: &str) -> bool {
-    is_path_or_slug(v) || is_encoded_file(v) || is_token_header(v)
+    is_path_or_slug(v) || is_encoded_file(v) || is_token_part(v)
 }
 
 /// A relative path, or a value with a `/` whose last step has a file extension or
@@ -52,24 +52,49 @@ fn is_encoded_file(v: &str) -> bool {
     SIGNATURES.iter().any(|s| v.starts_with(s))
 }
 
-/// A JSON Web Token's header on its own (`eyJhbGciOi…`, no `.` and no signature): the
-/// algorithm and type of a token, not the token.
-fn is_token_header(v: &str) -> bool {
+/// A JSON Web Token's header or claims on their own (`eyJhbGciOi…`, no `.` and no
+/// signature): what a token says, not the token. Only the names the JWT and OpenID
+/// specifications register count: a base64 JSON object with other members (`auths`, a
+/// service account's `private_key`) may well be a credential.
+fn is_token_part(v: &str) -> bool {
     const LENIENT: GeneralPurpose = GeneralPurpose::new(
         &base64::alphabet::URL_SAFE,
         GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
     );
-    const HEADER_NAMES: [&str; 8] = ["alg", "typ", "kid", "cty", "jku", "x5t", "x5u", "crit"];
+    const NAMES: [&str; 22] = [
+        "alg",
+        "typ",
+        "kid",
+        "cty",
+        "jku",
+        "x5t",
+        "x5u",
+        "crit",
+        "iss",
+        "sub",
+        "aud",
+        "exp",
+        "nbf",
+        "iat",
+        "jti",
+        "name",
+        "given_name",
+        "family_name",
+        "nickname",
+        "email",
+        "email_verified",
+        "scope",
+    ];
     if !v.starts_with("eyJ") || v.contains('.') {
         return false;
     }
     let Ok(bytes) = LENIENT.decode(v.trim_end_matches('=')) else {
         return false;
     };
-    let Ok(serde_json::Value::Object(header)) = serde_json::from_slice(&bytes) else {
+    let Ok(serde_json::Value::Object(members)) = serde_json::from_slice(&bytes) else {
         return false;
     };
-    !header.is_empty() && header.keys().all(|k| HEADER_NAMES.contains(&k.as_str()))
+    !members.is_empty() && members.keys().all(|k| NAMES.contains(&k.as_str()))
 }
 
 #[cfg(test)]
@@ -84,6 +109,7 @@ mod tests {
             "OpenAssistant/reward-model-deberta-v3-large-v2",
             "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
             "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+            "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUgRG9lIn0",
         ] {
             assert!(is_thing(thing), "{thing}");
         }
