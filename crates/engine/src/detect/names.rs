@@ -123,6 +123,17 @@ const NOT_SECRET_ENDINGS: &[(&str, &str)] = &[
     ("resumption", "token"),
 ];
 
+/// Words joined by `_`, `.` or `-`, each letters with maybe a number after them (`v2`,
+/// `password2`, `shard-00017`): how people write names. A random token's pieces mix
+/// letters and digits (`W4Hk9`).
+pub fn joined_words(text: &[u8]) -> bool {
+    text.split(|b| matches!(b, b'_' | b'.' | b'-'))
+        .all(|piece| {
+            let letters = piece.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+            piece[letters..].iter().all(u8::is_ascii_digit)
+        })
+}
+
 /// The words of a name (`SecretKeyRef` → `secret`, `key`, `ref`).
 pub fn name_words(name: &str) -> Vec<String> {
     words(name.as_bytes(), None)

@@ -34,15 +34,9 @@ fn is_path_or_slug(v: &str) -> bool {
                 && ext.as_bytes()[0].is_ascii_alphabetic()
                 && ext.bytes().all(|b| b.is_ascii_alphanumeric())
         });
-    extension || (v.contains(['-', '_', '.']) && steps().all(made_of_words))
-}
-
-/// Words joined by `-`, `_` or `.`: letters, a number after them (`v2`, `shard-00017`).
-fn made_of_words(step: &str) -> bool {
-    step.split(['-', '_', '.']).all(|w| {
-        let letters = w.bytes().take_while(u8::is_ascii_alphabetic).count();
-        w.bytes().skip(letters).all(|b| b.is_ascii_digit())
-    })
+    extension
+        || (v.contains(['-', '_', '.'])
+            && steps().all(|step| super::names::joined_words(step.as_bytes())))
 }
 
 /// Base64 of a file that is no secret by its kind: an image or a PDF, told by the

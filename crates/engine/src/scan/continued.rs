@@ -15,10 +15,7 @@ pub(super) fn continued(
     next: usize,
 ) -> Option<[(usize, usize); 2]> {
     // Asked of every line of a text: what most lines end with settles it at once.
-    let mut head_end = end;
-    while head_end > start && matches!(text[head_end - 1], b' ' | b'\t' | b'\r') {
-        head_end -= 1;
-    }
+    let head_end = start + text[start..end].trim_ascii_end().len();
     let last = *text[start..head_end].last()?;
     let open = match last {
         b'=' | b':' | b'>' | b'(' | b'[' | b'\\' | b'|' => true,
@@ -67,7 +64,7 @@ fn open_head(line: &[u8]) -> Option<usize> {
         [.., b'|' | b'>', b'0'..=b'9', b'-' | b'+'] => n - 3,
         _ => return ends_with_operator(line).then_some(n),
     };
-    let head = trim_end(&line[..marker]);
+    let head = line[..marker].trim_ascii_end().len();
     let yaml = matches!(line[marker], b'|' | b'>');
     if yaml && line[..head].last() != Some(&b':') {
         // `=>` and the like end with `>` too.
@@ -114,8 +111,7 @@ fn one_value(text: &[u8], from: usize) -> Option<usize> {
     }
     let rest = &window[value..];
     let line_end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-    let after = trim_start(&rest[..line_end]);
-    let after = &after[..trim_end(after)];
+    let after = rest[..line_end].trim_ascii();
     (after.is_empty() || after.starts_with(b"#") || after.starts_with(b"//"))
         .then_some(from + value)
 }
@@ -143,35 +139,14 @@ fn is_statement(value: &[u8]) -> bool {
     is_name(name) && (assigns || separated || capitals)
 }
 
-/// Written as a name: a letter or `_` first, then words of letters (a number may end
-/// one: `v2`, `password2`) joined by `_`, `.` or `-`. A random token's pieces mix
-/// letters and digits (`W4Hk9`).
+/// Written as a name: a letter or `_` first, then words (see
+/// [`crate::detect::names::joined_words`]).
 fn is_name(name: &[u8]) -> bool {
     const LONGEST: usize = 64;
     name.first()
         .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         && name.len() <= LONGEST
-        && name
-            .split(|b| matches!(b, b'_' | b'.' | b'-'))
-            .all(|piece| {
-                let letters = piece.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-                piece[letters..].iter().all(u8::is_ascii_digit)
-            })
-}
-
-fn trim_end(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r'))
-        .map_or(0, |i| i + 1)
-}
-
-fn trim_start(bytes: &[u8]) -> &[u8] {
-    let i = bytes
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t'))
-        .unwrap_or(bytes.len());
-    &bytes[i..]
+        && crate::detect::names::joined_words(name)
 }
 
 #[cfg(test)]
