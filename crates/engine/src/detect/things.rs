@@ -5,8 +5,6 @@
 //! "datasets/…/shard.parquet"` is a cache key's path however the key is named.
 
 use base64::Engine;
-use base64::engine::DecodePaddingMode;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 
 /// Whether `v` (quotes already trimmed) is one of these things.
 pub(super) fn is_thing(v: &str) -> bool {
@@ -51,10 +49,6 @@ fn is_encoded_file(v: &str) -> bool {
 /// specifications register count: a base64 JSON object with other members (`auths`, a
 /// service account's `private_key`) may well be a credential.
 fn is_token_part(v: &str) -> bool {
-    const LENIENT: GeneralPurpose = GeneralPurpose::new(
-        &base64::alphabet::URL_SAFE,
-        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-    );
     const NAMES: [&str; 22] = [
         "alg",
         "typ",
@@ -82,7 +76,7 @@ fn is_token_part(v: &str) -> bool {
     if !v.starts_with("eyJ") || v.contains('.') {
         return false;
     }
-    let Ok(bytes) = LENIENT.decode(v.trim_end_matches('=')) else {
+    let Ok(bytes) = crate::formats::base64::URL_SAFE.decode(v) else {
         return false;
     };
     let Ok(serde_json::Value::Object(members)) = serde_json::from_slice(&bytes) else {

@@ -4,6 +4,7 @@
 //!
 //! Readers own bytes and positions; they never decide what is a violation.
 
+pub mod base64;
 mod deep;
 pub mod json;
 pub mod lines;

@@ -3,11 +3,11 @@
 //! the position of the encoded run; depth and decoded bytes are bounded per file.
 
 use super::escaped::escaped_layer;
+use crate::formats::base64::{STANDARD, URL_SAFE};
 use crate::formats::{Encoding, Segment, Unit};
 use crate::source::gzip::gunzip;
 use base64::Engine;
-use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use std::sync::LazyLock;
+use base64::engine::GeneralPurpose;
 
 /// Layers of encoding peeled at most (base64 in base64 in percent…).
 pub const MAX_DEPTH: u8 = 4;
@@ -72,18 +72,6 @@ fn base64_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
         None
     })
 }
-
-fn engine(alphabet: &base64::alphabet::Alphabet) -> GeneralPurpose {
-    GeneralPurpose::new(
-        alphabet,
-        GeneralPurposeConfig::new()
-            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
-            .with_decode_allow_trailing_bits(true),
-    )
-}
-
-static STANDARD: LazyLock<GeneralPurpose> = LazyLock::new(|| engine(&base64::alphabet::STANDARD));
-static URL_SAFE: LazyLock<GeneralPurpose> = LazyLock::new(|| engine(&base64::alphabet::URL_SAFE));
 
 /// Text decoded out of `unit`'s base64 runs, or `None` when there is none worth scanning.
 pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
