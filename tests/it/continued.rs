@@ -145,3 +145,73 @@ fn paths_slugs_images_and_token_headers_are_no_credentials_joined_or_not() {
     let (found, _) = secrets(dir.path());
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A setting's fallback is its value when the setting is unset: found after `||`, `??`
+/// and Python's `or`, on one line or with the literal on the next, once, where the file
+/// holds it. A fallback to another name, or to words, is no value.
+#[test]
+fn a_fallback_after_a_settings_name_is_its_value() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = [
+        (
+            "a.js",
+            format!("const token = process.env.ACME_TOKEN || \"{VALUE}\";\n"),
+            1,
+            42,
+        ),
+        (
+            "b.ts",
+            format!("export const key =\n  process.env.ACME_API_KEY ||\n  \"{VALUE}\";\n"),
+            3,
+            4,
+        ),
+        (
+            "c.py",
+            format!("api_key = os.environ.get(\"ACME_API_KEY\") or '{VALUE}'\n"),
+            1,
+            46,
+        ),
+        (
+            "d.ts",
+            format!("const secret = config.clientSecret ?? '{VALUE}';\n"),
+            1,
+            40,
+        ),
+    ];
+    for (name, text, _, _) in &files {
+        write(dir.path(), name, text);
+    }
+    write(
+        dir.path(),
+        "e.js",
+        "const token = process.env.ACME_TOKEN || DEFAULT_ACME_TOKEN_VALUE;\n\
+         label = token or 'first-page-of-the-results'\n",
+    );
+    let (found, report) = secrets(dir.path());
+    for (name, _, line, column) in &files {
+        let here: Vec<_> = found.iter().filter(|f| f.0 == *name).collect();
+        assert_eq!(
+            here,
+            [&(name.to_string(), *line, *column)],
+            "{name}: {found:?}"
+        );
+    }
+    assert!(!found.iter().any(|f| f.0 == "e.js"), "{found:?}");
+    assert!(!report.contains(VALUE), "a value in the report");
+}
+
+/// A line ending in base64's padding is no quoted-printable soft break: the next
+/// setting's key is found once, on its own line.
+#[test]
+fn padding_at_a_line_end_does_not_join_the_next_setting() {
+    let dir = tempfile::tempdir().expect("dir");
+    write(
+        dir.path(),
+        "a.env",
+        format!(
+            "ACME_PUBLIC_KEY=xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=\nACME_API_KEY={VALUE}\n"
+        ),
+    );
+    let (found, _) = secrets(dir.path());
+    assert_eq!(found, [("a.env".to_string(), 2, 14)], "{found:?}");
+}

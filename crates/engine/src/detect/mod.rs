@@ -12,6 +12,7 @@ pub mod confidence;
 pub mod denylist;
 pub mod domains;
 mod email;
+mod fallback;
 mod hits;
 mod hostname;
 mod ip;
@@ -323,12 +324,18 @@ fn run_regex(
                 .value_group
                 .and_then(|g| engine.caps.get_group(g))
                 .unwrap_or(m.span());
+            let found = out.len();
             consider(rules, ri, base + span.start, base + span.end, unit, out);
             // The byte a match consumed after its value (`(?:[^\w-]|$)`) may be the one
             // the next match must consume before its own: two values one space (or one
             // separator) apart. Go on from the value's end, not the match's.
             if seg_end.is_none() {
                 next = next.min(span.end.max(m.start() + 1));
+                // A rejected value that is a setting's name with a fallback after it
+                // holds the name of the value that follows.
+                if out.len() == found && fallback::follows(hay, span.end) {
+                    next = next.min(span.start.max(m.start()) + 1);
+                }
             }
         }
         if next > hi {

@@ -1,7 +1,7 @@
 //! Statements continued on the next line. Formatters wrap a long literal onto a line of
 //! its own (`const apiKey =⏎  "…";`, Python's `TOKEN = (⏎    "…"⏎)` and `TOKEN = \⏎`,
-//! Java's `KEY⏎        = "…";`), and YAML writes a value under its key (`api_key: >-⏎
-//! …`, `api_key:⏎    …`). Long secrets are just what gets wrapped, and the rules read an
+//! Java's `KEY⏎        = "…";`, a fallback after a setting's name, `process.env.KEY ||⏎
+//! "…"`), and YAML writes a value under its key (`api_key: >-⏎ …`, `api_key:⏎    …`). Long secrets are just what gets wrapped, and the rules read an
 //! assignment within one line: such a line and the value line after it are read as one,
 //! the marker that carried the statement over left out (`TOKEN = "…"`).
 
@@ -18,7 +18,7 @@ pub(super) fn continued(
     let head_end = start + text[start..end].trim_ascii_end().len();
     let last = *text[start..head_end].last()?;
     let open = match last {
-        b'=' | b':' | b'>' | b'(' | b'[' | b'\\' | b'|' => true,
+        b'=' | b':' | b'>' | b'(' | b'[' | b'\\' | b'|' | b'?' => true,
         // A YAML block indicator's chomping or indentation after its `|` or `>`.
         b'-' | b'+' | b'0'..=b'9' => text[start..head_end - 1]
             .iter()
@@ -57,6 +57,8 @@ fn skip_blanks(text: &[u8], from: usize) -> usize {
 fn open_head(line: &[u8]) -> Option<usize> {
     let n = line.len();
     let marker = match line {
+        // A fallback's `||` or `??`: the operator stays, the rules read it.
+        [.., b'|', b'|'] | [.., b'?', b'?'] => return Some(n),
         [.., b'\\' | b'(' | b'['] => n - 1,
         // YAML's `|`, `>`, `|-`, `>+`, `|2-` after a key's colon.
         [.., b'|' | b'>'] => n - 1,
@@ -172,6 +174,8 @@ mod tests {
             ("String KEY\n    = \"v\";", "String KEY = \"v\";"),
             ("password:\n i9jr3iKq=Lx7", "password: i9jr3iKq=Lx7"),
             ("token:\n  Ohg_W4Hkd9_x3Tq==", "token: Ohg_W4Hkd9_x3Tq=="),
+            ("env.KEY ||\n  \"v\";", "env.KEY || \"v\";"),
+            ("env.KEY ??\n  'v'", "env.KEY ?? 'v'"),
         ] {
             assert_eq!(joined(text).as_deref(), Some(want), "{text:?}");
         }
@@ -187,6 +191,8 @@ mod tests {
             "x = y\n more",
             "<b>\n v",
             "a = b\n== c",
+            "a |\n b",
+            "a ?\n b",
         ] {
             assert_eq!(joined(text), None, "{text:?}");
         }

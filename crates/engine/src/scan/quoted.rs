@@ -23,7 +23,17 @@ fn escape_at(text: &[u8], i: usize) -> Option<u8> {
 }
 
 /// Whether the `=` at `text[i]` is a soft line break (`=\n`, `=\r\n`) inside a token.
+/// An encoder breaks a line only when it is full: at most 76 characters with the `=`
+/// (RFC 2045), and at least 73, as an escape that does not fit moves to the next line.
+/// A shorter line ending in `=` is base64's padding before the next setting.
 fn soft_break_at(text: &[u8], i: usize) -> Option<usize> {
+    const FULL: std::ops::RangeInclusive<usize> = 73..=76;
+    // Past `FULL`'s end without a newline, the line is too long: the width comes out 78.
+    let from = i.saturating_sub(FULL.end() + 1);
+    let line_start = memchr::memrchr(b'\n', &text[from..i]).map_or(from, |n| from + n + 1);
+    if !FULL.contains(&(i + 1 - line_start)) {
+        return None;
+    }
     let len = match text.get(i + 1..i + 3) {
         Some([b'\r', b'\n']) => 3,
         _ if text.get(i + 1) == Some(&b'\n') => 2,
@@ -112,9 +122,11 @@ mod tests {
             layer("mail ion.pop=40gmail.com").as_deref(),
             Some("mail ion.pop@gmail.com")
         );
+        // An encoder's full line: 75 characters and the `=`.
+        let full = format!("{}key AKIAZ7QW3RT=\n5YU2IOPLM", "x".repeat(60));
         assert_eq!(
-            layer("key AKIAZ7QW3RT=\n5YU2IOPLM").as_deref(),
-            Some("key AKIAZ7QW3RT5YU2IOPLM")
+            layer(&full).as_deref(),
+            Some(format!("{}key AKIAZ7QW3RT5YU2IOPLM", "x".repeat(60)).as_str())
         );
         assert_eq!(layer("caf=C3=A9").as_deref(), Some("café"));
     }
@@ -124,5 +136,7 @@ mod tests {
         assert_eq!(layer("depth=40, n=20 x = 1"), None);
         assert_eq!(layer("let a =\n  b"), None);
         assert_eq!(layer("timeout=30s"), None);
+        // Base64's padding ends a setting's line before the next setting's.
+        assert_eq!(layer("TOKEN=ptr_KyuCvJs4vwYCtMRuNLXt3tz=\nAPI_KEY=x"), None);
     }
 }

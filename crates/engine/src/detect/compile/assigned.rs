@@ -91,6 +91,8 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
         match b {
             // `(`: a setter's or builder's argument (`setApiKey("…")`).
             b':' | b'?' | b'=' | b'>' | b',' | b'(' => return Some(end + i),
+            // A fallback: `process.env.ACME_KEY || "…"`.
+            b'|' if tail.get(i + 1) == Some(&b'|') => return Some(end + i + 1),
             // ` - ` between a name and its value (see [`operator`]), or a dash right
             // after the name (`Client Secret- …`, a declared rule's).
             b'-' if (i == 0 || matches!(tail[i - 1], b' ' | b'\t'))
@@ -98,14 +100,14 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
             {
                 return Some(end + i);
             }
-            // Prose's operator: `my api key is …`.
-            b' ' if [&b"is "[..], b"was "]
+            // Prose's operator, `my api key is …`, and Python's fallback, `getenv("…") or`.
+            b' ' if [&b"is "[..], b"was ", b"or "]
                 .iter()
                 .any(|w| tail[i + 1..].starts_with(w)) =>
             {
                 return Some(end + i + 1);
             }
-            b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' | b']' => {}
+            b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' | b']' | b')' => {}
             b if b.is_ascii_alphanumeric() => {}
             _ => return None,
         }

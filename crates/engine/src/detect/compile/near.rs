@@ -225,8 +225,9 @@ pub(super) fn name_rest() -> &'static str {
 pub(super) fn operator() -> String {
     // ` - `, a dash between blanks: how notes and lists pair a name with its value
     // (`Datadog API key - 5f3e…`); a dash inside a name (`x-dropbox-key`) is no
-    // operator.
-    format!(r"(?::{{1,3}}=|\?=|=>|->|[:=>,]|[ \t]-[ \t])[ \t]{{0,8}}{QUOTE}")
+    // operator. A fallback's `||` and `??` give the value a setting has when unset
+    // (`process.env.ACME_KEY || "…"`).
+    format!(r"(?::{{1,3}}=|\?=|=>|->|\|\||\?\?|[:=>,]|[ \t]-[ \t])[ \t]{{0,8}}{QUOTE}")
 }
 
 /// Where the value ends.
