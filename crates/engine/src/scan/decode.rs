@@ -181,7 +181,9 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
             if line_end - start < MIN_WRAPPED_PIECE {
                 continue;
             }
-            let mut joined = text[start..line_end].to_vec();
+            // Copied only once a next piece joins: most lines ending in a long token
+            // (a URL, a path) are not wrapped.
+            let mut joined: Vec<u8> = Vec::new();
             let mut cur = line_end;
             while let Some(after) = line_break(text, cur) {
                 let from = after
@@ -196,10 +198,13 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
                         .count();
                 // Base64 padding ends a token: nothing that follows is more of it.
                 if to == from
-                    || joined.last() == Some(&b'=')
+                    || text[..cur].last() == Some(&b'=')
                     || starts_a_statement(&text[from..to], &text[to..])
                 {
                     break;
+                }
+                if joined.is_empty() {
+                    joined.extend_from_slice(&text[start..line_end]);
                 }
                 joined.extend_from_slice(&text[from..to]);
                 cur = to;
@@ -207,7 +212,7 @@ pub fn unwrap_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
                     break; // a short last piece ends the token
                 }
             }
-            if joined.len() == line_end - start || joined.len() > *budget {
+            if joined.is_empty() || joined.len() > *budget {
                 continue;
             }
             *budget -= joined.len();
