@@ -192,6 +192,8 @@ fn cursors_ids_public_keys_and_settings_are_not_credentials() {
         serde_json::json!({ "embedding": format!("{}AAAAPzMzsz8AAIA/zczMPs3MTD8AAEA/AACAPwAAAD8AAAA/mpmZPs3MzD7NzEw+", "A".repeat(24)) }),
         serde_json::json!({ "headers": "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==" }),
         serde_json::json!({ "profile": { "linkedin_handle": "mariagonzalez123" } }),
+        // Azurite's published emulator key, under any name.
+        serde_json::json!({ "storage": { "account_key": "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==" } }),
     ];
     std::fs::write(dir.path().join("t.jsonl"), jsonl(&records)).expect("write");
     let found = secrets(dir.path());
