@@ -141,6 +141,8 @@ impl KeywordScan {
         }
         let (class, columns) = classes(patterns);
         let shift = columns.next_power_of_two().trailing_zeros();
+        // The unchecked reads in `step` rest on every column being below a row's width.
+        debug_assert!(columns <= 1 << shift);
         // Breadth first, each state's row is its failure state's row with its own
         // children written over it; a child's failure state is where the parent's
         // failure row sends its byte. Keywords found at a state are its own, then its

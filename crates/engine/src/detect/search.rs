@@ -120,6 +120,7 @@ pub(super) fn run_regex(
                 // holds the name of the value that follows.
                 if out.len() == found
                     && fallback_at != Some(span.end)
+                    && !at_longest(p, span.len())
                     && fallback::follows(hay, span.end)
                 {
                     fallback_at = Some(span.end);
@@ -132,6 +133,13 @@ pub(super) fn run_regex(
         }
         input.set_start(next);
     }
+}
+
+/// Whether a value of `len` bytes is as long as `p`'s value may be: cut there by the
+/// rule, not ended by its text, so what follows it is no operator after a name (a
+/// password rule's value may hold `|`).
+fn at_longest(p: &Pattern, len: usize) -> bool {
+    p.facts().value_max.is_some_and(|max| len >= max)
 }
 
 /// Applies a rule's entropy floor, allow list and validator to one candidate span.

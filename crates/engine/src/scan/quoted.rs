@@ -23,22 +23,30 @@ fn escape_at(text: &[u8], i: usize) -> Option<u8> {
 }
 
 /// Whether the `=` at `text[i]` is a soft line break (`=\n`, `=\r\n`) inside a token.
-/// An encoder breaks a line only when it is full: at most 76 characters with the `=`
-/// (RFC 2045), and at least 73, as an escape that does not fit moves to the next line.
-/// A shorter line ending in `=` is base64's padding before the next setting.
+/// An encoder breaks a line only when it is nearly full: at most 76 characters with the
+/// `=` (RFC 2045), and past 51 (mail libraries break at the last blank or stop within
+/// the last 25). On such a line every other `=` is an escape (`=3D` for `=` itself):
+/// a bare one, as in `KEY=…=`, makes the closing `=` base64's padding before the next
+/// setting, not a break.
 fn soft_break_at(text: &[u8], i: usize) -> Option<usize> {
-    const FULL: std::ops::RangeInclusive<usize> = 73..=76;
-    // Past `FULL`'s end without a newline, the line is too long: the width comes out 78.
-    let from = i.saturating_sub(FULL.end() + 1);
-    let line_start = memchr::memrchr(b'\n', &text[from..i]).map_or(from, |n| from + n + 1);
-    if !FULL.contains(&(i + 1 - line_start)) {
-        return None;
-    }
+    const WIDTH: std::ops::RangeInclusive<usize> = 52..=76;
+    // Asked of every `=` of a text: most are followed by no line break.
     let len = match text.get(i + 1..i + 3) {
         Some([b'\r', b'\n']) => 3,
         _ if text.get(i + 1) == Some(&b'\n') => 2,
         _ => return None,
     };
+    // Past `WIDTH`'s end without a newline, the line is too long: the width comes out 78.
+    let from = i.saturating_sub(WIDTH.end() + 1);
+    let line_start = memchr::memrchr(b'\n', &text[from..i]).map_or(from, |n| from + n + 1);
+    if !WIDTH.contains(&(i + 1 - line_start)) {
+        return None;
+    }
+    if memchr::memchr_iter(b'=', &text[line_start..i])
+        .any(|at| escape_at(text, line_start + at).is_none())
+    {
+        return None;
+    }
     let before = i.checked_sub(1).and_then(|b| text.get(b));
     let after = text.get(i + len);
     (before.is_some_and(|&b| is_token_byte(b)) && after.is_some_and(|&b| is_token_byte(b)))
@@ -122,6 +130,12 @@ mod tests {
             layer("mail ion.pop=40gmail.com").as_deref(),
             Some("mail ion.pop@gmail.com")
         );
+        // A mail library's line, broken after a dot past 51 characters.
+        let broken = format!("{} key AKIAZ7QW3RT=\n5YU2IOPLM", "x".repeat(40));
+        assert_eq!(
+            layer(&broken).as_deref(),
+            Some(format!("{} key AKIAZ7QW3RT5YU2IOPLM", "x".repeat(40)).as_str())
+        );
         // An encoder's full line: 75 characters and the `=`.
         let full = format!("{}key AKIAZ7QW3RT=\n5YU2IOPLM", "x".repeat(60));
         assert_eq!(
@@ -136,7 +150,10 @@ mod tests {
         assert_eq!(layer("depth=40, n=20 x = 1"), None);
         assert_eq!(layer("let a =\n  b"), None);
         assert_eq!(layer("timeout=30s"), None);
-        // Base64's padding ends a setting's line before the next setting's.
+        // Base64's padding ends a setting's line before the next setting's, however
+        // wide the line.
         assert_eq!(layer("TOKEN=ptr_KyuCvJs4vwYCtMRuNLXt3tz=\nAPI_KEY=x"), None);
+        let wide = format!("SIGNING_KEY={}=\nAPI_KEY=x", "Kq3Lm9Xv2P".repeat(6));
+        assert_eq!(layer(&wide), None);
     }
 }

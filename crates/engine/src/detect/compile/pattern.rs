@@ -81,6 +81,8 @@ pub(super) type LazyTree = Box<dyn Fn() -> (Hir, Vec<String>) + Send + Sync>;
 #[derive(Debug)]
 pub struct Facts {
     pub value_group: Option<usize>,
+    /// The most bytes the `value` group can hold (`None`: no group, or no bound).
+    pub value_max: Option<usize>,
     pub reach: Reach,
     /// The trigger the pattern alone implies; a rule with keywords uses those instead.
     pub implied_trigger: Trigger,
@@ -350,6 +352,7 @@ pub(super) fn analysed(source: &str, hir: Hir, keywords: &[String]) -> Pattern {
 fn facts_of(hir: &Hir, keywords: &[String]) -> Facts {
     Facts {
         value_group: capture_index(hir, "value"),
+        value_max: capture(hir, "value").and_then(|v| v.properties().maximum_len()),
         reach: Reach {
             max_len: hir.properties().maximum_len(),
             single_line: single_line(hir),
