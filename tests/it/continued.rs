@@ -23,6 +23,18 @@ fn secrets(dir: &std::path::Path) -> (Vec<(String, u64, u64)>, String) {
     (found, run.stdout)
 }
 
+/// Each `(file, text, line, column)` has one secret finding, at its line and column.
+fn found_once_each(found: &[(String, u64, u64)], files: &[(&str, String, u64, u64)]) {
+    for (name, _, line, column) in files {
+        let here: Vec<_> = found.iter().filter(|f| f.0 == *name).collect();
+        assert_eq!(
+            here,
+            [&(name.to_string(), *line, *column)],
+            "{name}: {found:?}"
+        );
+    }
+}
+
 #[test]
 fn an_assignment_continued_on_the_next_line_is_read_as_one() {
     let dir = tempfile::tempdir().expect("dir");
@@ -58,14 +70,7 @@ fn an_assignment_continued_on_the_next_line_is_read_as_one() {
         write(dir.path(), name, text);
     }
     let (found, report) = secrets(dir.path());
-    for (name, _, line, column) in &files {
-        let here: Vec<_> = found.iter().filter(|f| f.0 == *name).collect();
-        assert_eq!(
-            here,
-            [&(name.to_string(), *line, *column)],
-            "{name}: {found:?}"
-        );
-    }
+    found_once_each(&found, &files);
     assert!(!report.contains(VALUE), "a value in the report");
 }
 
@@ -188,14 +193,7 @@ fn a_fallback_after_a_settings_name_is_its_value() {
          label = token or 'first-page-of-the-results'\n",
     );
     let (found, report) = secrets(dir.path());
-    for (name, _, line, column) in &files {
-        let here: Vec<_> = found.iter().filter(|f| f.0 == *name).collect();
-        assert_eq!(
-            here,
-            [&(name.to_string(), *line, *column)],
-            "{name}: {found:?}"
-        );
-    }
+    found_once_each(&found, &files);
     assert!(!found.iter().any(|f| f.0 == "e.js"), "{found:?}");
     assert!(!report.contains(VALUE), "a value in the report");
 }
