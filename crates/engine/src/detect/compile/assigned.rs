@@ -100,11 +100,16 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
             {
                 return Some(end + i);
             }
-            // Prose's operator, `my api key is …`, and Python's fallback, `getenv("…") or`.
-            b' ' if [&b"is "[..], b"was ", b"or "]
+            // Prose's operator: `my api key is …`.
+            b' ' if [&b"is "[..], b"was "]
                 .iter()
                 .any(|w| tail[i + 1..].starts_with(w)) =>
             {
+                return Some(end + i + 1);
+            }
+            // Python's fallback after a call, `getenv("…") or "…"`; prose's `key or
+            // token` is no operator.
+            b' ' if i > 0 && tail[i - 1] == b')' && tail[i + 1..].starts_with(b"or ") => {
                 return Some(end + i + 1);
             }
             b'_' | b'.' | b'-' | b' ' | b'\t' | b'\\' | b'"' | b'\'' | b'`' | b']' | b')' => {}
