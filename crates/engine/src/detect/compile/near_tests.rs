@@ -34,6 +34,8 @@ fn every_form_of_a_name_finds_the_value() {
         format!(r#"{{\"dropbox_key\": \"{v}\"}}"#),
         format!("dropbox token - '{v}'"),
         format!("- Dropbox API key - {v}"),
+        format!("const key = process.env.DROPBOX_TOKEN || \"{v}\";"),
+        format!("dropboxKey ?? '{v}'"),
     ] {
         assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
     }
