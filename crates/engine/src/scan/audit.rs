@@ -12,7 +12,9 @@ use crate::provenance::hygiene::{self, HashForm};
 use crate::provenance::manifest;
 use crate::schema::{self, Issue, SeedFormat};
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use memchr::memmem::Finder;
 use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
 
 /// Records larger than this are scanned for privacy but not parsed into a tree.
 const MAX_AUDIT_RECORD: usize = 64 << 20;
@@ -135,11 +137,7 @@ impl<'a> FileAudit<'a> {
         // text ends in `hash"` or holds `sha256`) or by its `sha256:` prefix. Prose's
         // `hash` (a hash map, a hashtag) asks for no tree of a 4 MB list of answers.
         // Searched only when the format does not call for a tree anyway.
-        let has_hashes = || {
-            memchr::memmem::find(doc, b"sha256").is_some()
-                || memchr::memmem::find(doc, b"hash\"").is_some()
-                || escapes_a_hash_letter(doc)
-        };
+        let has_hashes = || may_name_a_hash(doc);
         (known || undecided || has_hashes()) && doc.len() <= MAX_AUDIT_RECORD
     }
 
@@ -274,15 +272,28 @@ impl<'a> FileAudit<'a> {
     }
 }
 
-/// Whether `doc` writes one of the letters of `hash` or `sha256` as an escape
-/// (`weights_sha25\u0036`): the key means the same once decoded, and the raw search in
-/// [`FileAudit::wants_tree`] would not see it. Escaped non-ASCII letters (`\u00e9`)
-/// and markup (`\u003c`) are not these.
-fn escapes_a_hash_letter(doc: &[u8]) -> bool {
-    memchr::memmem::find_iter(doc, b"\\u00").any(|i| {
-        matches!(
-            doc.get(i + 4..i + 6),
-            Some(b"68" | b"61" | b"73" | b"32" | b"35" | b"36")
-        )
-    })
+/// Whether `doc` may name a hash: it holds `sha256`, a key ending in `hash"`, or one of
+/// the letters of `hash` or `sha256` written as an escape (`weights_sha25\u0036` means
+/// the same key once decoded). Escaped non-ASCII letters (`\u00e9`) and markup
+/// (`\u003c`) are not these. The searchers are built once: this runs on every record
+/// of a list that names no seed format, and building three per record was 1% of a scan
+/// of real eval data. (One multi-needle search is slower: its first bytes, `sha` and
+/// `has`, are everywhere in English, where `memmem` keys on rare bytes.)
+fn may_name_a_hash(doc: &[u8]) -> bool {
+    static FINDERS: OnceLock<[Finder<'static>; 3]> = OnceLock::new();
+    let [sha, hash, escape] = FINDERS.get_or_init(|| {
+        [
+            Finder::new(b"sha256"),
+            Finder::new(b"hash\""),
+            Finder::new(b"\\u00"),
+        ]
+    });
+    sha.find(doc).is_some()
+        || hash.find(doc).is_some()
+        || escape.find_iter(doc).any(|i| {
+            matches!(
+                doc.get(i + 4..i + 6),
+                Some(b"68" | b"61" | b"73" | b"32" | b"35" | b"36")
+            )
+        })
 }
