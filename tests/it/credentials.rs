@@ -342,3 +342,25 @@ fn prose_and_bracketed_stand_ins_are_not_credentials() {
     let found = secrets(dir.path());
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A function named for a credential that returns a literal: the name says what the
+/// string is, as an assignment's would. A name that only starts with the word, an
+/// environment lookup and a token's type are not credentials.
+#[test]
+fn a_getter_named_for_a_credential_returns_it() {
+    let dir = tempfile::tempdir().expect("dir");
+    let records = [
+        serde_json::json!({ "code": "func getBetterStackToken() string {\n\treturn \"Hq7vNcR2kZp9WmX4tLs8YbD3\"\n}" }),
+        serde_json::json!({ "code": "def get_api_key(self):\n    return 'Zp9WmX4tLs8YbD3Hq7vNcR2k'" }),
+        serde_json::json!({ "code": "  getSecretKey(): string { return `q9WmX4tLs8YbD3Hq7vNcR2kZp` }" }),
+    ];
+    assert_every_record_found(dir.path(), &records);
+
+    let clean = tempfile::tempdir().expect("dir");
+    let code = "func getTokenizer() string { return \"Hq7vNcR2kZp9WmX4tLs8YbD3\" }\n\
+                func getPasswordHash() string { return \"Zp9WmX4tLs8YbD3Hq7vNcR2k\" }\n\
+                def get_api_key(self):\n    return os.environ[\"ACME_API_KEY\"]\n\
+                def get_token_type(self):\n    return \"Bearer\"\n";
+    std::fs::write(clean.path().join("client.go"), code).expect("write");
+    assert_eq!(secrets(clean.path()), vec![]);
+}
