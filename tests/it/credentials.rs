@@ -231,6 +231,8 @@ fn credentials_in_tool_calls_and_command_lines_are_found() {
         serde_json::json!({ "code": "$pw = ConvertTo-SecureString \"Kq7vLm2x9ZtR\" -AsPlainText -Force" }),
         serde_json::json!({ "code": "'password' => '$2y$10$B33TGPd3VInmhOl.PIGlyLoZcQqhH9k3t/2EzVjUu7gWMLwkunc.6'," }),
         serde_json::json!({ "file": "admin:$1$7XWg27Q/$GxY93Z4dsGIWPQNsugNQTo:19000:0:99999:7:::" }),
+        // A provider's name as an option's, its argument after a blank.
+        serde_json::json!({ "cmd": "Cleanup.exe -storagename acmelogs -storagekey zEBTMj0x0vAdSnnzjv+cPCWOoamAANlHB9X1fyzK0DCB/9VjLlRSHhaNx0KIeDQ5MRIU2DOyj+ZwmLSJExnWzQ== -container x" }),
     ];
     assert_every_record_found(dir.path(), &records);
 }

@@ -63,6 +63,10 @@ impl AssignedValue {
             || !self.named_before
                 && super::named_before::after_using(text, start)
                 && self.value_after(text, end)
+            // A command-line option's argument: `--snyk-token …` (see `option_rest`).
+            || self.named_before
+                && in_option_name(text, start)
+                && blanks_after_name(text, end, self.rest).is_some_and(|at| self.value_after(text, at))
     }
 
     /// Whether a value of this shape can start after the operator at `text[op]`.
@@ -118,6 +122,42 @@ fn operator_after(text: &[u8], end: usize, reach: usize) -> Option<usize> {
         }
     }
     None
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// Whether the word at `text[start]` is part of a command-line option's name: the
+/// argument it stands in starts with a dash, at the text's start or after a blank or
+/// a quote (`--x-snyk-token`, `-storagekey`; not `non-snyk`).
+fn in_option_name(text: &[u8], start: usize) -> bool {
+    let before = &text[..start];
+    let from = before
+        .iter()
+        .rposition(|&b| !is_name_byte(b))
+        .map_or(0, |i| i + 1);
+    before.get(from) == Some(&b'-')
+        && (from == 0
+            || matches!(
+                text[from - 1],
+                b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b'`'
+            ))
+}
+
+/// Where an option's argument may start: after the rest of its name (at most `reach`
+/// bytes) and one to four blanks.
+fn blanks_after_name(text: &[u8], end: usize, reach: usize) -> Option<usize> {
+    let tail = text.get(end..)?;
+    let name = tail.iter().take_while(|&&b| is_name_byte(b)).count();
+    if name > reach {
+        return None;
+    }
+    let blanks = tail[name..]
+        .iter()
+        .take_while(|&&b| matches!(b, b' ' | b'\t'))
+        .count();
+    (1..=4).contains(&blanks).then_some(end + name + blanks)
 }
 
 /// The most bytes [`name_rest`] and [`operator`] can match.

@@ -11,8 +11,9 @@
 //!   KEY=…`, `dropbox app secret: …`);
 //! - quoted or not, with an escaped quote when the text is itself a quoted string;
 //! - any assignment operator: `=`, `:`, `:=`, `::=`, `?=`, `=>`, `->`, an XML element's
-//!   `>`, the `,` between a name and a value passed as arguments, or a dash between
-//!   blanks (`dropbox token - …`, as notes and lists write it).
+//!   `>`, the `,` between a name and a value passed as arguments, a dash between
+//!   blanks (`dropbox token - …`, as notes and lists write it), or the blank after a
+//!   command-line option's name (`--dropbox-token …`).
 //!
 //! In a JSON record the name is a member's key: the words are also the rule's member
 //! names, so `{"dropbox_token": "…"}` is read as `dropbox_token=…`.
@@ -137,7 +138,30 @@ pub fn stands_as_name(text: &[u8], start: usize, end: usize) -> bool {
 /// written capitalised); and before a separator, a capital, a digit, a quote or one of
 /// [`RUN_ON`]. So `rookTable` and `SetSysctl` hold no `okta` or `etsy`.
 fn pattern(words: &[String], shape: &str) -> String {
-    format!("{}{}(?P<value>{shape}){END}", name(words), after_name())
+    format!(
+        "(?:{}{}|{OPTION_START}{PREFIX}(?i:{}){})(?P<value>{shape}){END}",
+        name(words),
+        after_name(),
+        any_case(words),
+        option_rest()
+    )
+}
+
+/// A command-line option's dashes, at the start of an argument.
+const OPTION_START: &str = r#"(?:^|[\s"'`])--?"#;
+
+/// From the provider's word in an option's name to its argument: the rest of the
+/// name, then blanks (`--snyk-token …`, `-storagekey …`). Only after an option's dashes
+/// is a blank the operator: in prose it is not (`the snyk project 3f1e…`).
+pub(super) fn option_rest() -> &'static str {
+    static REST: OnceLock<String> = OnceLock::new();
+    REST.get_or_init(|| {
+        format!(
+            r"(?:(?:[A-Z0-9_.-]|(?i:{run_on}))[A-Za-z0-9_.-]{{0,32}}?)?[ \t]{{1,4}}{q}",
+            run_on = RUN_ON.join("|"),
+            q = QUOTE,
+        )
+    })
 }
 
 /// The provider's name in any of its styles.
@@ -149,11 +173,7 @@ fn name(words: &[String]) -> String {
             .collect::<Vec<_>>()
             .join(SEPARATOR)
     };
-    let any_case = words
-        .iter()
-        .map(|w| written(w))
-        .collect::<Vec<_>>()
-        .join("|");
+    let any_case = any_case(words);
     let humped = words
         .iter()
         .filter_map(|w| {
@@ -172,6 +192,20 @@ fn name(words: &[String]) -> String {
     } else {
         format!("(?:{START}{PREFIX}(?i:{any_case})|{START}{HUMP_PREFIX}(?:{humped}))")
     }
+}
+
+/// The provider's words as alternatives, each `_` any separator or none.
+fn any_case(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            w.split('_')
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join(SEPARATOR)
+        })
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// A word shorter than this once its `_` is dropped is not looked for joined up.
@@ -242,9 +276,17 @@ fn syntax_tree(shared: &Shared, words: &[String], shape: Hir) -> Hir {
         name: Some("value".into()),
         sub: Box::new(shape),
     });
+    let option = Hir::concat(vec![
+        shared.option_start.clone(),
+        shared.prefix.clone(),
+        any_case_words(words),
+        shared.option_rest.clone(),
+    ]);
     Hir::concat(vec![
-        shared.name(words),
-        shared.after.clone(),
+        Hir::alternation(vec![
+            Hir::concat(vec![shared.name(words), shared.after.clone()]),
+            option,
+        ]),
         value,
         shared.end.clone(),
     ])
@@ -266,6 +308,8 @@ struct Shared {
     prefix: Hir,
     hump_prefix: Hir,
     after: Hir,
+    option_start: Hir,
+    option_rest: Hir,
     end: Hir,
 }
 
@@ -277,6 +321,8 @@ impl Shared {
             prefix: parse(PREFIX)?,
             hump_prefix: parse(HUMP_PREFIX)?,
             after: parse(after_name())?,
+            option_start: parse(OPTION_START)?,
+            option_rest: parse(option_rest())?,
             end: parse(END)?,
         })
     }
@@ -284,12 +330,7 @@ impl Shared {
     /// [`name`]'s tree, built rather than parsed: a provider's words are literals,
     /// matched ASCII case-insensitively, or with the first letter a capital.
     fn name(&self, words: &[String]) -> Hir {
-        let any_case = Hir::alternation(
-            words
-                .iter()
-                .map(|w| Hir::concat(w.bytes().map(any_case_byte).collect()))
-                .collect(),
-        );
+        let any_case = any_case_words(words);
         let humped: Vec<Hir> = words
             .iter()
             .filter(|w| w.as_bytes().first().is_some_and(u8::is_ascii_alphabetic))
@@ -311,6 +352,16 @@ impl Shared {
         ]);
         Hir::alternation(vec![plain, humped])
     }
+}
+
+/// [`any_case`]'s tree: the words as alternatives, letters in either case.
+fn any_case_words(words: &[String]) -> Hir {
+    Hir::alternation(
+        words
+            .iter()
+            .map(|w| Hir::concat(w.bytes().map(any_case_byte).collect()))
+            .collect(),
+    )
 }
 
 /// One byte of a word, either case when it is a letter; `_`, [`SEPARATOR`].

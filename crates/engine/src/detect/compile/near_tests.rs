@@ -36,6 +36,9 @@ fn every_form_of_a_name_finds_the_value() {
         format!("- Dropbox API key - {v}"),
         format!("const key = process.env.DROPBOX_TOKEN || \"{v}\";"),
         format!("dropboxKey ?? '{v}'"),
+        format!("sync --dropbox-token {v} --dry-run"),
+        format!("sync -dropboxkey '{v}'"),
+        format!("--x-dropbox-secret  {v}"),
     ] {
         assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
     }
@@ -207,9 +210,28 @@ fn the_provider_named_before_a_bare_credential_name_finds_the_value() {
         format!("dropbox\nself.key = {v}"),
         format!("dropbox call keeps dropping\nAssistant: The error token: {v}"),
         format!("dropbox\nnextPageToken: {v}"),
+        // A blank is an operator only after an option's dashes.
+        format!("the dropbox project {v}"),
+        format!("non-dropbox {v}"),
     ] {
         assert_eq!(finds(&rule, &text), None, "{text}");
     }
+}
+
+/// The keyword's check lets an option's argument through (more than four blanks make
+/// no option's argument). Prose is refused by the pattern, above.
+#[test]
+fn an_options_argument_passes_the_keywords_check() {
+    let (_, parts) = expand("t", spec(&["dropbox"], "[a-z0-9]{15}")).expect("expands");
+    let (_, value) = parts.expect("a near rule");
+    let v = "k2q8x0vz4m7c1ba";
+    let follows = |t: &str| {
+        let start = t.find("dropbox").expect("keyword");
+        value.can_follow(t.as_bytes(), start, start + "dropbox".len())
+    };
+    assert!(follows(&format!("sync --dropbox {v}")));
+    assert!(follows(&format!("sync -x-dropbox  '{v}'")));
+    assert!(!follows(&format!("sync --dropbox{}{v}", " ".repeat(6))));
 }
 
 #[test]
