@@ -237,7 +237,7 @@ fn after_name() -> &'static str {
 }
 
 /// From the provider's word to the operator: the rest of the name, a word or two,
-/// quotes and blanks.
+/// a quote (and a subscript's `]`) and blanks.
 pub(super) fn name_rest() -> &'static str {
     static REST: OnceLock<String> = OnceLock::new();
     REST.get_or_init(|| {
@@ -247,7 +247,9 @@ pub(super) fn name_rest() -> &'static str {
                 r"(?:(?:[A-Z0-9_.-]|(?i:{run_on}))[A-Za-z0-9_.-]{{0,32}}?)?",
                 // A word or two more, as in a log line's `Using dropbox KEY=…`.
                 r"(?:[ \t]{{1,4}}[A-Za-z0-9_.-]{{1,24}}){{0,2}}?",
-                "{q}[ \\t]{{0,8}}",
+                // The quote closing a subscript's key, and its bracket
+                // (`settings["dropbox"] = …`, `assert.equal(x['AccountKey'], …)`).
+                "{q}\\]?[ \\t]{{0,8}}",
             ),
             run_on = RUN_ON.join("|"),
             q = QUOTE,

@@ -39,6 +39,8 @@ fn every_form_of_a_name_finds_the_value() {
         format!("sync --dropbox-token {v} --dry-run"),
         format!("sync -dropboxkey '{v}'"),
         format!("--x-dropbox-secret  {v}"),
+        format!("settings[\"dropbox\"] = \"{v}\""),
+        format!("assert.equal(x['DropboxKey'], '{v}');"),
     ] {
         assert_eq!(finds(&rule, &text).as_deref(), Some(v), "{text}");
     }
