@@ -366,3 +366,35 @@ fn a_getter_named_for_a_credential_returns_it() {
     std::fs::write(clean.path().join("client.go"), code).expect("write");
     assert_eq!(secrets(clean.path()), vec![]);
 }
+
+/// A Kubernetes Secret keeps each value as base64 under its name: decoded, the value is
+/// read under that name, as a provider's rule needs (a Snyk token is a bare UUID, an
+/// Azure account key bare base64). A word decoded from under a name stays a word.
+#[test]
+fn a_secrets_base64_data_is_read_under_its_name() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().expect("dir");
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let azure =
+        "zEBTMj0x0vAdSnnzjv+cPCWOoamAANlHB9X1fyzK0DCB/9VjLlRSHhaNx0KIeDQ5MRIU2DOyj+ZwmLSJExnWzQ==";
+    let yaml = format!(
+        "apiVersion: v1\nkind: Secret\ndata:\n  snyk-token: {}\n  azurestorageaccountkey: {}\n  username: {}\n",
+        b64("6b0404f2-b094-40b8-ab01-a1c12a3a2107"),
+        b64(azure),
+        b64("admin"),
+    );
+    std::fs::write(dir.path().join("secret.yaml"), yaml).expect("write");
+    let found: Vec<(u64, String)> = secret_findings(dir.path())
+        .into_iter()
+        .map(|f| (f.1, f.5))
+        .collect();
+    assert!(
+        found.contains(&(4, "secret.snyk_token".to_string())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(5, "secret.azure_storage_key_named".to_string())),
+        "{found:?}"
+    );
+    assert!(found.iter().all(|(line, _)| *line != 6), "{found:?}");
+}

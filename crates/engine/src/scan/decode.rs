@@ -111,6 +111,20 @@ pub fn base64_layer(unit: &Unit, budget: &mut usize) -> Option<Unit> {
         if decoded.len() > *budget || !is_text(&decoded) {
             continue;
         }
+        // A single token decoded from under a setting's name keeps the name (see
+        // [`super::setting`]): `api-token: <base64>` is read as `api-token: <token>`.
+        if !decoded.iter().any(u8::is_ascii_whitespace)
+            && let Some(name) = super::setting::name_before(&unit.text, run_start)
+        {
+            let mut named = Vec::with_capacity(name.len() + 2 + decoded.len());
+            named.extend_from_slice(name);
+            named.extend_from_slice(b": ");
+            named.extend_from_slice(&decoded);
+            decoded = named;
+        }
+        if decoded.len() > *budget {
+            continue;
+        }
         *budget -= decoded.len();
         let Some(seg) = unit.segment_at(run_start) else {
             continue;

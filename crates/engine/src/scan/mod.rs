@@ -23,6 +23,7 @@ mod name;
 mod one;
 mod path_forms;
 mod quoted;
+mod setting;
 pub mod sniff;
 mod stream;
 mod token_layer;
