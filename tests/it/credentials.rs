@@ -258,6 +258,8 @@ fn credentials_whose_name_stands_apart_from_the_value_are_found() {
         serde_json::json!({ "code": "$password = \\\"9sBLKdPfXN\\\";" }),
         serde_json::json!({ "url": "mongodb+srv://app:tmqj@LjMf3k3!@cluster0.ab12c.mongodb.net/evals" }),
         serde_json::json!({ "shadow": "svc:$y$j9T$8vFI.qZTMoe4WWXWl7Xfwg$y2smPel.rkSbhyUrEQS6nm8577LiqlPF7saySqbKjFS:19700:0:99999:7:::" }),
+        serde_json::json!({ "option": "a:1:{s:14:\"stripe_api_key\";s:24:\"Zr4pW8qTn2XkLm7vQ9sDx3Fh\";}" }),
+        serde_json::json!({ "file": "buildConfigField 'String', 'MAPS_API_KEY', '\"b9c5c5Wq8vLm2x9ZtR4pN7kJ\"'" }),
     ];
     assert_every_record_found(dir.path(), &records);
 }
