@@ -349,7 +349,8 @@ fn prose_and_bracketed_stand_ins_are_not_credentials() {
 
 /// A function named for a credential that returns a literal: the name says what the
 /// string is, as an assignment's would. A name that only starts with the word, an
-/// environment lookup and a token's type are not credentials.
+/// environment lookup, a token's type and a page's token are not credentials; nor is
+/// an id under a provider's name in a subscript or an option.
 #[test]
 fn a_getter_named_for_a_credential_returns_it() {
     let dir = tempfile::tempdir().expect("dir");
@@ -364,7 +365,10 @@ fn a_getter_named_for_a_credential_returns_it() {
     let code = "func getTokenizer() string { return \"Hq7vNcR2kZp9WmX4tLs8YbD3\" }\n\
                 func getPasswordHash() string { return \"Zp9WmX4tLs8YbD3Hq7vNcR2k\" }\n\
                 def get_api_key(self):\n    return os.environ[\"ACME_API_KEY\"]\n\
-                def get_token_type(self):\n    return \"Bearer\"\n";
+                def get_token_type(self):\n    return \"Bearer\"\n\
+                func getNextPageToken() string { return \"Zp9WmX4tLs8YbD3Hq7vNcR2k\" }\n\
+                ids[\"snyk_org_id\"] = \"6b0404f2-b094-40b8-ab01-a1c12a3a2107\"\n\
+                run --heroku-release 886de8a9-1885-420a-9a50-4c81eefcd300\n";
     std::fs::write(clean.path().join("client.go"), code).expect("write");
     assert_eq!(secrets(clean.path()), vec![]);
 }

@@ -62,6 +62,43 @@ const IDENTIFIER_WORDS: &[&str] = &[
     "model",
     "checkpoint",
     "dataset",
+    // What a run, a trace or a deployment is called: a service's own object, named by
+    // its id, never its credential (`--heroku-release <uuid>`, `DD_TRACE <hex>`).
+    "trace",
+    "span",
+    "release",
+    "job",
+    "index",
+    "experiment",
+    "event",
+    "message",
+    "pipeline",
+    "workflow",
+    "step",
+    "artifact",
+    "snapshot",
+    "issue",
+    "item",
+    "order",
+    "customer",
+    "table",
+    "bucket",
+    "query",
+    "image",
+    "container",
+    "pod",
+    "node",
+    "cluster",
+    "instance",
+    "deployment",
+    "service",
+    "monitor",
+    "incident",
+    "site",
+    "domain",
+    "app",
+    "request",
+    "number",
 ];
 
 /// Words anywhere in a name that say its value is no credential: pagination cursors
@@ -84,6 +121,8 @@ const NOT_SECRET_WORDS: &[&str] = &[
     "idempotency",
     "change",
     "cancel",
+    "cancellation",
+    "lock",
     "public",
     "publishable",
     "websocket",
@@ -145,11 +184,12 @@ fn words(before: &[u8], key: Option<&str>) -> Vec<String> {
     let trimmed = before
         .iter()
         // An argument list's `,` and a call's `(` stand between a name and its value
-        // too (`set('STRIPE_PUBLISHABLE_KEY', '…')`), as does an escaped quote.
+        // too (`set('STRIPE_PUBLISHABLE_KEY', '…')`), as do an escaped quote and a
+        // subscript's `]` (`ids["heroku_app_id"] = …`).
         .rposition(|b| {
             !matches!(
                 b,
-                b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>' | b',' | b'(' | b'\\'
+                b' ' | b'\t' | b'"' | b'\'' | b':' | b'=' | b'>' | b',' | b'(' | b'\\' | b']'
             )
         })
         .map_or(&before[..0], |i| &before[..=i]);

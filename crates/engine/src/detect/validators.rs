@@ -33,12 +33,13 @@ pub enum Validator {
     NamedKey,
     KeyedSecret,
     ProseSecret,
+    GetterSecret,
     BasicAuth,
     CryptHash,
 }
 
 impl Validator {
-    pub const ALL: [Validator; 19] = [
+    pub const ALL: [Validator; 20] = [
         Validator::Email,
         Validator::InternalHost,
         Validator::OrgHost,
@@ -56,6 +57,7 @@ impl Validator {
         Validator::NamedKey,
         Validator::KeyedSecret,
         Validator::ProseSecret,
+        Validator::GetterSecret,
         Validator::BasicAuth,
         Validator::CryptHash,
     ];
@@ -78,6 +80,7 @@ impl Validator {
             Validator::KeyMaterial => "key_material",
             Validator::NamedKey => "named_key",
             Validator::KeyedSecret => "keyed_secret",
+            Validator::GetterSecret => "getter_secret",
             Validator::ProseSecret => "prose_secret",
             Validator::BasicAuth => "basic_auth",
             Validator::CryptHash => "crypt_hash",
@@ -117,6 +120,9 @@ impl Validator {
             Validator::ProseSecret => {
                 "keyed_secret; named by prose (a blank or a dash), neither hex nor a UUID, nor called a digest, cache or public key there"
             }
+            Validator::GetterSecret => {
+                "keyed_secret, returned by a function whose name does not say it is no credential"
+            }
             Validator::BasicAuth => "base64 of user:password with a real password",
             Validator::CryptHash => {
                 "a crypt hash whose salt and digest are not placeholder or filler"
@@ -146,6 +152,12 @@ impl Validator {
             Validator::KeyMaterial => secret::is_key_material(c.value),
             Validator::KeyedSecret => secret::is_assigned_secret(c),
             Validator::ProseSecret => secret::is_assigned_secret(c) && !secret::prose_rules_out(c),
+            // The value's name is the function's (`getNextPageToken()`), not the `return`
+            // just before it.
+            Validator::GetterSecret => {
+                secret::is_assigned_secret(c)
+                    && !super::names::named_as_not_secret(getter_name(c.before), None)
+            }
             Validator::NamedKey => {
                 secret::is_key_material(c.value)
                     && !super::names::named_as_not_secret(c.before, c.key)
@@ -154,6 +166,20 @@ impl Validator {
             Validator::CryptHash => secret::is_crypt_hash(c.value),
         }
     }
+}
+
+/// The name of the function whose body `before` ends in: the identifier before the
+/// last `(` (`getApiKey` of `func (c *C) getApiKey() string { return "`).
+fn getter_name(before: &[u8]) -> &[u8] {
+    let Some(open) = before.iter().rposition(|&b| b == b'(') else {
+        return b"";
+    };
+    let name = &before[..open];
+    let start = name
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .map_or(0, |i| i + 1);
+    &name[start..]
 }
 
 /// Shannon entropy in bits per byte.
