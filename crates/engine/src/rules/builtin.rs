@@ -59,13 +59,14 @@ mod tests {
     /// value must name a validator that rejects placeholders.
     #[test]
     fn every_secret_rule_judges_placeholders() {
-        const JUDGING: [&str; 7] = [
+        const JUDGING: [&str; 8] = [
             "crypt_hash",
             "prose_secret",
             "secret_value",
             "key_material",
             "named_key",
             "keyed_secret",
+            "getter_secret",
             "basic_auth",
         ];
         for (name, text) in super::BUILTIN_RULES {
