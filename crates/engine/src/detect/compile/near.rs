@@ -166,13 +166,6 @@ pub(super) fn option_rest() -> &'static str {
 
 /// The provider's name in any of its styles.
 fn name(words: &[String]) -> String {
-    // A word's `_` stands for any separator or none (`coda_key`, `coda-key`, `codaKey`).
-    let written = |w: &str| {
-        w.split('_')
-            .map(regex::escape)
-            .collect::<Vec<_>>()
-            .join(SEPARATOR)
-    };
     let any_case = any_case(words);
     let humped = words
         .iter()
@@ -198,14 +191,18 @@ fn name(words: &[String]) -> String {
 fn any_case(words: &[String]) -> String {
     words
         .iter()
-        .map(|w| {
-            w.split('_')
-                .map(regex::escape)
-                .collect::<Vec<_>>()
-                .join(SEPARATOR)
-        })
+        .map(|w| written(w))
         .collect::<Vec<_>>()
         .join("|")
+}
+
+/// A word as a pattern: its `_` stands for any separator or none (`coda_key`,
+/// `coda-key`, `codaKey`).
+fn written(w: &str) -> String {
+    w.split('_')
+        .map(regex::escape)
+        .collect::<Vec<_>>()
+        .join(SEPARATOR)
 }
 
 /// A word shorter than this once its `_` is dropped is not looked for joined up.
